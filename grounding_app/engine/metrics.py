@@ -1,0 +1,79 @@
+"""Binary classification figures for grounding verdicts (label 1 = supported)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BinaryReport:
+    n: int
+    balanced_accuracy: float
+    unsupported_precision: float
+    unsupported_recall: float
+    roc_auc: float | None  # None when only one class is present
+
+
+def _safe_div(a: float, b: float) -> float:
+    return a / b if b else 0.0
+
+
+def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
+    """Mann-Whitney U with average ranks for ties."""
+    pairs = sorted(zip(scores, labels, strict=True))
+    positives = sum(labels)
+    negatives = len(labels) - positives
+    if positives == 0 or negatives == 0:
+        return None
+    rank_sum = 0.0
+    i = 0
+    while i < len(pairs):
+        j = i
+        while j + 1 < len(pairs) and pairs[j + 1][0] == pairs[i][0]:
+            j += 1
+        average_rank = (i + j) / 2 + 1
+        rank_sum += average_rank * sum(label for _, label in pairs[i : j + 1])
+        i = j + 1
+    return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def binary_report(
+    labels: Sequence[int], predictions: Sequence[bool], scores: Sequence[float]
+) -> BinaryReport:
+    tp = sum(1 for y, p in zip(labels, predictions, strict=True) if y == 1 and p)
+    tn = sum(1 for y, p in zip(labels, predictions, strict=True) if y == 0 and not p)
+    fp = sum(1 for y, p in zip(labels, predictions, strict=True) if y == 0 and p)
+    fn = sum(1 for y, p in zip(labels, predictions, strict=True) if y == 1 and not p)
+    tpr = _safe_div(tp, tp + fn)
+    tnr = _safe_div(tn, tn + fp)
+    return BinaryReport(
+        n=len(labels),
+        balanced_accuracy=(tpr + tnr) / 2,
+        unsupported_precision=_safe_div(tn, tn + fn),
+        unsupported_recall=tnr,
+        roc_auc=roc_auc(labels, scores),
+    )
+
+
+def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> tuple[float, float]:
+    """The threshold (predict supported when score >= t) with the best balanced accuracy."""
+    positives = sum(labels)
+    negatives = len(labels) - positives
+    if positives == 0 or negatives == 0:
+        return 0.5, 0.5
+    ordered = sorted(zip(scores, labels, strict=True))
+    # Threshold at ordered[i][0]: everything before i is predicted unsupported.
+    best = (ordered[0][0], 0.5)
+    below_pos = below_neg = 0
+    i = 0
+    while i < len(ordered):
+        score = ordered[i][0]
+        accuracy = ((positives - below_pos) / positives + below_neg / negatives) / 2
+        if accuracy > best[1]:
+            best = (score, accuracy)
+        while i < len(ordered) and ordered[i][0] == score:
+            below_pos += ordered[i][1]
+            below_neg += 1 - ordered[i][1]
+            i += 1
+    return best

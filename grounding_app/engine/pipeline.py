@@ -1,0 +1,234 @@
+"""check(request) -> response: claims, evidence, verdicts, citations.
+
+Data flows one way: the answer is split into sentences (claims); each claim that needs
+a check is read with the sentences before it, candidate passages are found in the
+facts, the judge scores the claim against the best passages of each fact (and of the
+two best facts together, for support spread over two facts), and the facts whose
+support reaches the citation threshold are cited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from grounding_app.engine.claims import needs_grounding_check, split_sentences, strip_list_marker
+from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
+from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
+from grounding_app.engine.lexical import content_stems
+from grounding_app.engine.retrieval import Passage, PassageIndex
+from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
+
+CONTEXT_SENTENCES = 2
+
+
+@dataclass(frozen=True)
+class Settings:
+    candidates_per_query: int = 8
+    facts_per_claim: int = 3
+    passages_per_fact: int = 3
+    # Passages this far below a fact's best match are not worth showing the judge.
+    passage_margin: float = 0.2
+
+
+@dataclass
+class _Candidate:
+    facts: tuple[int, ...]
+    passages: tuple[Passage, ...]  # best match first
+
+
+@dataclass
+class _Verdict:
+    score: float
+    cited: list[Passage]
+
+
+def _merge_attributes(facts: Sequence[Fact], indices: Sequence[int]) -> dict[str, str]:
+    merged: dict[str, list[str]] = {}
+    for index in indices:
+        for key, value in facts[index].attributes.items():
+            if value not in merged.setdefault(key, []):
+                merged[key].append(value)
+    return {key: "; ".join(values) for key, values in merged.items()}
+
+
+def _position(passage: Passage) -> tuple[int, int]:
+    return passage.fact, passage.start
+
+
+def _supporting(claim: str, passages: Sequence[Passage]) -> list[Passage]:
+    """The fewest passages that together hold the claim's words: what a reader is shown.
+
+    `passages` come best match first; a later one is cited only when it adds words of the
+    claim that the earlier ones lack (support spread over several sentences).
+    """
+    missing = set(content_stems(claim))
+    chosen = [passages[0]]
+    missing -= set(content_stems(passages[0].text))
+    for passage in passages[1:]:
+        adds = missing & set(content_stems(passage.text))
+        if adds:
+            chosen.append(passage)
+            missing -= adds
+    return sorted(chosen, key=_position)
+
+
+class GroundingEngine:
+    def __init__(self, encoder: Encoder, judge: Judge, settings: Settings | None = None) -> None:
+        self.encoder = encoder
+        self.judge = judge
+        self.settings = settings or Settings()
+
+    @classmethod
+    def default(cls) -> GroundingEngine:
+        encoder = MiniLMEncoder()
+        return cls(encoder, FeatureJudge.from_file(encoder))
+
+    def check(self, request: CheckRequest) -> CheckResponse:
+        sentences = split_sentences(request.answer)
+        texts = [strip_list_marker(s.text) for s in sentences]
+        required = [needs_grounding_check(t) for t in texts]
+        checked = [i for i, need in enumerate(required) if need]
+        contexts = {i: self._context(texts, required, i) for i in checked}
+        verdicts = self._judge_claims(request, {i: texts[i] for i in checked}, contexts)
+
+        chunk_index: dict[tuple[int, int, int], int] = {}
+        chunks: list[CitedChunk] = []
+        claims: list[Claim] = []
+        for i, sentence in enumerate(sentences):
+            verdict = verdicts.get(i)
+            citations: list[int] = []
+            if verdict is not None and verdict.score >= request.citation_threshold:
+                for passage in verdict.cited:
+                    key = (passage.fact, passage.start, passage.end)
+                    if key not in chunk_index:
+                        chunk_index[key] = len(chunks)
+                        chunks.append(
+                            CitedChunk(
+                                chunk_text=passage.text,
+                                source=passage.fact,
+                                source_metadata=dict(request.facts[passage.fact].attributes),
+                            )
+                        )
+                    citations.append(chunk_index[key])
+            score = None
+            if verdict is not None and request.enable_claim_level_score:
+                score = verdict.score
+            claims.append(
+                Claim(
+                    start=sentence.start,
+                    end=sentence.end,
+                    text=sentence.text,
+                    grounding_check_required=required[i],
+                    citation_indices=tuple(dict.fromkeys(citations)),
+                    score=score,
+                )
+            )
+        support = float(np.mean([verdicts[i].score for i in checked])) if checked else None
+        return CheckResponse(
+            claims=tuple(claims), cited_chunks=tuple(chunks), support_score=support
+        )
+
+    @staticmethod
+    def _context(texts: Sequence[str], required: Sequence[bool], index: int) -> str:
+        before = [texts[j] for j in range(index) if required[j]]
+        return " ".join(before[-CONTEXT_SENTENCES:])
+
+    def _judge_claims(
+        self, request: CheckRequest, claims: dict[int, str], contexts: dict[int, str]
+    ) -> dict[int, _Verdict]:
+        if not claims:
+            return {}
+        if not request.facts:
+            return {i: _Verdict(0.0, []) for i in claims}
+        settings = self.settings
+        index = PassageIndex(request.facts)
+        if not index.passages:
+            return {i: _Verdict(0.0, []) for i in claims}
+        order = list(claims)
+        in_context = [f"{contexts[i]} {claims[i]}".strip() for i in order]
+        plain = index.candidates([claims[i] for i in order], settings.candidates_per_query)
+        wide = index.candidates(in_context, settings.candidates_per_query)
+        pools = [list(dict.fromkeys(a + b)) for a, b in zip(plain, wide, strict=True)]
+
+        memo = MemoEncoder(self.encoder)
+        pool_ids = sorted({p for pool in pools for p in pool})
+        position = {p: row for row, p in enumerate(pool_ids)}
+        passage_vecs = memo.encode([index.passages[p].text for p in pool_ids])
+        claim_vecs = memo.encode([claims[i] for i in order])
+        ctx_vecs = memo.encode(in_context)
+
+        candidates: list[list[_Candidate]] = []
+        pairs: list[tuple[ClaimInContext, Evidence]] = []
+        for row, claim_id in enumerate(order):
+            options = self._evidence_options(
+                index, pools[row], passage_vecs, position, claim_vecs[row], ctx_vecs[row]
+            )
+            candidates.append(options)
+            query = ClaimInContext(claims[claim_id], contexts[claim_id])
+            for option in options:
+                evidence = Evidence(
+                    passages=tuple(p.text for p in sorted(option.passages, key=_position)),
+                    attributes=_merge_attributes(request.facts, option.facts),
+                )
+                pairs.append((query, evidence))
+        scores = iter(self.judge.score(pairs, memo))
+
+        verdicts: dict[int, _Verdict] = {}
+        for row, claim_id in enumerate(order):
+            judged = [(next(scores), option) for option in candidates[row]]
+            if not judged:
+                verdicts[claim_id] = _Verdict(0.0, [])
+                continue
+            best = max(score for score, _ in judged)
+            singles = [(s, o) for s, o in judged if len(o.facts) == 1]
+            cited_options = [o for s, o in singles if s >= request.citation_threshold]
+            if not cited_options:
+                cited_options = [o for s, o in judged if s == best]
+            cited = [
+                p
+                for option in cited_options
+                for p in _supporting(claims[claim_id], option.passages)
+            ]
+            verdicts[claim_id] = _Verdict(best, cited)
+        return verdicts
+
+    def _evidence_options(
+        self,
+        index: PassageIndex,
+        pool: Sequence[int],
+        passage_vecs: np.ndarray,
+        position: dict[int, int],
+        claim_vec: np.ndarray,
+        ctx_vec: np.ndarray,
+    ) -> list[_Candidate]:
+        """Per fact: its best passages; plus the two best facts together."""
+        if not pool:
+            return []
+        settings = self.settings
+        rows = [position[p] for p in pool]
+        block = passage_vecs[rows]
+        relevance = 0.5 * (block @ claim_vec + block @ ctx_vec)
+        by_fact: dict[int, list[tuple[float, int]]] = {}
+        for p, r in zip(pool, relevance, strict=True):
+            by_fact.setdefault(index.passages[p].fact, []).append((float(r), p))
+        ranked = sorted(by_fact.items(), key=lambda item: -max(r for r, _ in item[1]))
+        options: list[_Candidate] = []
+        for fact, scored in ranked[: settings.facts_per_claim]:
+            scored.sort(reverse=True)
+            top = scored[0][0]
+            keep = [
+                p
+                for r, p in scored[: settings.passages_per_fact]
+                if r >= top - settings.passage_margin
+            ]
+            passages = tuple(index.passages[p] for p in keep)
+            options.append(_Candidate((fact,), passages))
+        if len(options) >= 2:
+            first, second = options[0], options[1]
+            options.append(
+                _Candidate(first.facts + second.facts, first.passages[:2] + second.passages[:2])
+            )
+        return options

@@ -1,0 +1,51 @@
+"""Engine-side request and response shapes (SPEC §1), free of any wire or Django detail.
+
+Offsets are UTF-8 byte offsets, end exclusive, exactly as on the wire.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DEFAULT_CITATION_THRESHOLD = 0.6
+MAX_FACTS = 200
+MAX_FACT_CHARS = 10_000
+MAX_ANSWER_TOKENS = 4_096
+
+
+@dataclass(frozen=True)
+class Fact:
+    text: str
+    attributes: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    answer: str
+    facts: tuple[Fact, ...]
+    citation_threshold: float = DEFAULT_CITATION_THRESHOLD
+    enable_claim_level_score: bool = False
+
+
+@dataclass(frozen=True)
+class CitedChunk:
+    chunk_text: str
+    source: int  # index of the fact in the request
+    source_metadata: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Claim:
+    start: int
+    end: int
+    text: str
+    grounding_check_required: bool
+    citation_indices: tuple[int, ...] = ()
+    score: float | None = None  # probability that the claim is supported; None when not checked
+
+
+@dataclass(frozen=True)
+class CheckResponse:
+    claims: tuple[Claim, ...]
+    cited_chunks: tuple[CitedChunk, ...]
+    support_score: float | None  # None when no claim needs a check

@@ -1,0 +1,126 @@
+"""Median latency of the engine and of the HTTP API for three request sizes, peak RSS."""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
+from django.core.wsgi import get_wsgi_application
+
+from grounding_app.api.models import ApiKey
+from grounding_app.engine import CheckRequest, default_engine
+from grounding_app.engine.bench_requests import everyday_request, film_request, largest_request
+from grounding_app.engine.claims import split_sentences
+from grounding_app.engine.dataset import read_examples
+from grounding_app.formats.check_grounding import request_to_json
+
+DEFAULT_DATA = settings.BASE_DIR.parent / "shared" / "data" / "grounding" / "dev.jsonl"
+TARGETS_MS = {"a film example": 50, "b everyday": 300, "c largest": 20_000}
+PEAK_RSS_TARGET_MB = 2048
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _median_ms(call: Callable[[], object], repeat: int) -> float:
+    call()  # warm-up: first-call costs are not what a running server pays
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+class Command(BaseCommand):
+    help = "Benchmark the engine and the HTTP API on three request sizes."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="texts to build from")
+        parser.add_argument("--repeat", type=int, default=15, help="runs for (a) and (b)")
+        parser.add_argument("--repeat-largest", type=int, default=3, help="runs for (c)")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args: object, **options: object) -> None:
+        data: Path = options["data"]  # type: ignore[assignment]
+        if not data.is_file():
+            raise CommandError(f"benchmark texts not found: {data} (use --data)")
+        texts = sorted(
+            {fact.text for example in read_examples(data) for fact in example.facts},
+            key=lambda t: (len(t), t),
+        )
+        requests = {
+            "a film example": (film_request(), int(options["repeat"])),  # type: ignore[arg-type]
+            "b everyday": (everyday_request(texts), int(options["repeat"])),  # type: ignore[arg-type]
+            "c largest": (largest_request(texts), int(options["repeat_largest"])),  # type: ignore[arg-type]
+        }
+        engine = default_engine()
+        key_row, key = ApiKey.issue("grounding_bench (temporary)")
+        server = ThreadedWSGIServer(("127.0.0.1", 0), _QuietHandler)
+        server.set_app(get_wsgi_application())
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        url = (
+            f"http://127.0.0.1:{server.server_port}/v1/projects/bench/locations/global/"
+            "groundingConfigs/default_grounding_config:check"
+        )
+        results = []
+        try:
+            for name, (request, repeat) in requests.items():
+                body = json.dumps(request_to_json(request)).encode()
+                engine_ms = _median_ms(lambda r=request: engine.check(r), repeat)
+                http_ms = _median_ms(lambda b=body: self._post(url, key, b), repeat)
+                results.append(self._row(name, request, engine_ms, http_ms))
+        finally:
+            server.shutdown()
+            key_row.delete()
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        if options["json"]:
+            self.stdout.write(json.dumps({"requests": results, "peak_rss_mb": peak_mb}, indent=2))
+            return
+        self.stdout.write(
+            f"{'request':<16} {'facts':>5} {'chars':>9} {'claims':>6} "
+            f"{'engine ms':>10} {'http ms':>9} {'target':>8}"
+        )
+        for row in results:
+            verdict = "ok" if row["http_ms"] <= row["target_ms"] else "OVER"
+            self.stdout.write(
+                f"{row['name']:<16} {row['facts']:>5} {row['fact_chars']:>9} {row['claims']:>6} "
+                f"{row['engine_ms']:>10.1f} {row['http_ms']:>9.1f} {row['target_ms']:>6} {verdict}"
+            )
+        verdict = "ok" if peak_mb <= PEAK_RSS_TARGET_MB else "OVER"
+        self.stdout.write(f"peak RSS {peak_mb:.0f} MB (target {PEAK_RSS_TARGET_MB}) {verdict}")
+
+    @staticmethod
+    def _post(url: str, key: str, body: bytes) -> dict[str, object]:
+        request = urllib.request.Request(
+            url,
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json", "x-goog-api-key": key},
+        )
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return json.loads(response.read())
+
+    @staticmethod
+    def _row(name: str, request: CheckRequest, engine_ms: float, http_ms: float) -> dict:
+        return {
+            "name": name,
+            "facts": len(request.facts),
+            "fact_chars": sum(len(f.text) for f in request.facts),
+            "claims": len(split_sentences(request.answer)),
+            "engine_ms": round(engine_ms, 1),
+            "http_ms": round(http_ms, 1),
+            "target_ms": TARGETS_MS[name],
+        }

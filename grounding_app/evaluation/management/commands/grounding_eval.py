@@ -1,0 +1,65 @@
+"""Evaluate the engine on JSONL files in the shared grounding schema."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, default_engine
+from grounding_app.engine.dataset import DatasetError, read_examples
+from grounding_app.engine.evaluation import format_table, predict, summarise
+
+
+class Command(BaseCommand):
+    help = "Check each example's claim against its facts; print figures where labels exist."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("files", nargs="+", type=Path)
+        parser.add_argument("--predictions", type=Path, help="write {id, supported, score} lines")
+        parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+        parser.add_argument("--threshold", type=float, default=DEFAULT_CITATION_THRESHOLD)
+        parser.add_argument("--limit", type=int, default=0, help="first N examples per file")
+
+    def handle(self, *args: object, **options: object) -> None:
+        files: list[Path] = options["files"]  # type: ignore[assignment]
+        for path in files:
+            if not path.is_file():
+                raise CommandError(f"no such file: {path}")
+        engine = default_engine()
+        limit = int(options["limit"])  # type: ignore[arg-type]
+        threshold = float(options["threshold"])  # type: ignore[arg-type]
+        out_path: Path | None = options["predictions"]  # type: ignore[assignment]
+        out = out_path.open("w", encoding="utf-8") if out_path else None
+        report: dict[str, list[dict[str, object]]] = {}
+        try:
+            for path in files:
+                try:
+                    examples = list(read_examples(path))
+                except DatasetError as exc:
+                    raise CommandError(str(exc)) from exc
+                if limit:
+                    examples = examples[:limit]
+                predictions = []
+                for example in tqdm(examples, desc=path.name, file=sys.stderr, unit="ex"):
+                    prediction = predict(engine.check, example, threshold)
+                    predictions.append(prediction)
+                    if out:
+                        line = {
+                            "id": prediction.id,
+                            "supported": prediction.supported,
+                            "score": round(prediction.score, 6),
+                        }
+                        out.write(json.dumps(line) + "\n")
+                groups = summarise(path.name, predictions)
+                report[str(path)] = [g.as_dict() for g in groups]
+                if not options["json"]:
+                    self.stdout.write(format_table(groups) + "\n")
+        finally:
+            if out:
+                out.close()
+        if options["json"]:
+            self.stdout.write(json.dumps(report, indent=2))

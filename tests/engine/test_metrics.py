@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import pytest
+
+from grounding_app.engine.metrics import best_threshold, binary_report, roc_auc
+
+
+@pytest.mark.parametrize(
+    ("labels", "scores", "expected"),
+    [
+        ([0, 1], [0.1, 0.9], 1.0),
+        ([0, 1], [0.9, 0.1], 0.0),
+        ([0, 1], [0.5, 0.5], 0.5),
+        ([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], 0.75),
+        ([1, 1], [0.2, 0.3], None),
+    ],
+)
+def test_roc_auc(labels, scores, expected):
+    assert roc_auc(labels, scores) == expected
+
+
+def test_binary_report_counts_the_unsupported_class():
+    labels = [1, 1, 0, 0, 0]
+    predictions = [True, False, False, False, True]
+    report = binary_report(labels, predictions, [0.9, 0.2, 0.1, 0.3, 0.7])
+    assert report.n == 5
+    assert report.balanced_accuracy == pytest.approx((1 / 2 + 2 / 3) / 2)
+    assert report.unsupported_precision == pytest.approx(2 / 3)
+    assert report.unsupported_recall == pytest.approx(2 / 3)
+
+
+def test_best_threshold_separates_when_possible():
+    threshold, accuracy = best_threshold([0, 0, 1, 1], [0.1, 0.2, 0.7, 0.9])
+    assert accuracy == 1.0 and 0.2 < threshold <= 0.7
+    assert best_threshold([1, 1], [0.3, 0.4]) == (0.5, 0.5)

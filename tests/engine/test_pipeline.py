@@ -1,0 +1,102 @@
+"""Engine mechanics with a fast fake encoder: retrieval, evidence, citations, chunks."""
+
+from __future__ import annotations
+
+import pytest
+
+from grounding_app.engine.encoders import HashingEncoder
+from grounding_app.engine.judges import FEATURE_NAMES, ClaimInContext, Evidence, FeatureJudge
+from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.retrieval import (
+    DENSE_ONLY_LIMIT,
+    MAX_PASSAGE_WORDS,
+    PassageIndex,
+    split_fact,
+)
+from grounding_app.engine.types import CheckRequest, Fact
+
+# cos_claim, cos_in_context, coverage, full_coverage, missing number, names, negation, words
+WEIGHTS = (6.0, 0.0, 4.0, 1.0, -6.0, -3.0, -3.0, 0.0)
+
+
+@pytest.fixture
+def engine() -> GroundingEngine:
+    encoder = HashingEncoder()
+    return GroundingEngine(encoder, FeatureJudge(encoder, WEIGHTS, bias=-7.0))
+
+
+def test_split_fact_keeps_exact_offsets_and_cuts_long_sentences():
+    long_sentence = "Long " + " ".join(f"w{i}" for i in range(149)) + "."
+    text = f"Short one. {long_sentence} Last ünïcode sentence 🎉."
+    passages = split_fact(3, text)
+    assert all(p.fact == 3 and text[p.start : p.end] == p.text for p in passages)
+    assert all(len(p.text.split()) <= MAX_PASSAGE_WORDS for p in passages)
+    assert len(passages) == 1 + 3 + 1
+    assert passages[-1].text == "Last ünïcode sentence 🎉."
+
+
+def test_small_requests_skip_the_lexical_prefilter():
+    index = PassageIndex([Fact("One. Two. Three.")])
+    assert index.candidates(["anything"], k=1) == [[0, 1, 2]]
+
+
+def test_prefilter_finds_the_matching_passage_among_many():
+    sentences = [f"Filler sentence number {i} about gardens." for i in range(DENSE_ONLY_LIMIT * 2)]
+    sentences.insert(40, "The submarine cable reached Lisbon in 1870.")
+    index = PassageIndex([Fact(" ".join(sentences))])
+    (hits,) = index.candidates(["When did the submarine cable reach Lisbon?"], k=3)
+    assert index.passages[hits[0]].text.startswith("The submarine cable")
+    assert index.candidates(["", "zzzz unknownword"], k=3) == [[], []]
+
+
+def test_same_supporting_passage_is_one_chunk(engine):
+    facts = (Fact("The lighthouse stands on Pharos island. It was built in 280 BC."),)
+    answer = "The lighthouse stands on Pharos island. The lighthouse stands on Pharos island!"
+    r = engine.check(CheckRequest(answer, facts))
+    assert r.claims[0].citation_indices == r.claims[1].citation_indices != ()
+    assert len(r.cited_chunks) == 1
+    assert r.cited_chunks[0].chunk_text == "The lighthouse stands on Pharos island."
+
+
+def test_citations_point_into_cited_chunks(engine):
+    facts = tuple(Fact(f"Fact {i}: the river {i} flows north to the sea.") for i in range(30))
+    answer = " ".join(f"The river {i} flows north to the sea." for i in range(0, 30, 3))
+    r = engine.check(CheckRequest(answer, facts, enable_claim_level_score=True))
+    assert len(r.claims) == 10
+    for claim in r.claims:
+        assert all(0 <= i < len(r.cited_chunks) for i in claim.citation_indices)
+        assert claim.score is not None
+    assert all(c.source < len(facts) for c in r.cited_chunks)
+
+
+def test_wrong_number_is_held_against_the_claim(engine):
+    facts = (Fact("The bridge opened in 1932."),)
+    good = engine.check(
+        CheckRequest("The bridge opened in 1932.", facts, enable_claim_level_score=True)
+    )
+    bad = engine.check(
+        CheckRequest("The bridge opened in 1933.", facts, enable_claim_level_score=True)
+    )
+    assert good.claims[0].score > 0.6 > bad.claims[0].score
+
+
+def test_feature_judge_features_are_named_and_bounded():
+    judge = FeatureJudge(HashingEncoder(), WEIGHTS, bias=0.0)
+    pairs = [
+        (ClaimInContext("It opened in 1932.", "The bridge is old."), Evidence(("Opened 1932.",))),
+        (ClaimInContext("Nothing here."), Evidence(())),
+    ]
+    x = judge.features(pairs)
+    assert x.shape == (2, len(FEATURE_NAMES))
+    scores = judge.score(pairs)
+    assert all(0.0 <= s <= 1.0 for s in scores)
+
+
+def test_evidence_text_puts_attributes_first():
+    evidence = Evidence(("A.", "B."), {"author": "Encyclopedia"})
+    assert evidence.text == "author: Encyclopedia\nA. B."
+
+
+def test_weights_must_match_features():
+    with pytest.raises(ValueError):
+        FeatureJudge(HashingEncoder(), (1.0,), bias=0.0)
