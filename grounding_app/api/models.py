@@ -1,0 +1,69 @@
+"""API keys for the check-grounding API.
+
+Only a SHA-256 of each key is stored. Keys carry 32 random bytes, so a slow password
+hash would buy nothing but a slower request; a leaked table still reveals no key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.db import models
+from django.utils import timezone
+
+KEY_PREFIX = "gwk_"
+PREFIX_CHARS = 12  # "gwk_" and 8 random characters: enough to tell keys apart in the admin
+MAX_KEY_CHARS = 256  # anything longer is not one of ours; do not hash it
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def hash_key(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class ApiKey(models.Model):
+    name = models.CharField(max_length=100, help_text="Who or what uses this key.")
+    prefix = models.CharField(max_length=PREFIX_CHARS, editable=False)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = "API key"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    def set_new_key(self) -> str:
+        """Give this (unsaved) key fresh secret material; return the plaintext key."""
+        raw = KEY_PREFIX + secrets.token_urlsafe(32)
+        self.prefix = raw[:PREFIX_CHARS]
+        self.key_hash = hash_key(raw)
+        return raw
+
+    @classmethod
+    def issue(cls, name: str) -> tuple[ApiKey, str]:
+        """Create a key; the plaintext is returned here once and never stored."""
+        key = cls(name=name)
+        raw = key.set_new_key()
+        key.save()
+        return key, raw
+
+    @classmethod
+    def authenticate(cls, raw: str) -> ApiKey | None:
+        """The live key whose plaintext is `raw`, or None; notes its use once a minute."""
+        if not raw or len(raw) > MAX_KEY_CHARS:
+            return None
+        key = cls.objects.filter(key_hash=hash_key(raw), revoked_at__isnull=True).first()
+        if key is None:
+            return None
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at >= LAST_USED_RESOLUTION:
+            # An UPDATE of one column, so concurrent requests never overwrite other edits.
+            cls.objects.filter(pk=key.pk).update(last_used_at=now)
+            key.last_used_at = now
+        return key

@@ -1,0 +1,337 @@
+"""Wire format of the check-grounding API (SPEC §1): proto3 JSON in, proto3 JSON out.
+
+Parsing follows what `google.protobuf.json_format` accepts for
+`google.cloud.discoveryengine.v1.CheckGroundingRequest`, so a request the official
+clients build is accepted and anything they could not have built is refused with a
+message naming the field, as Google's front end does:
+
+- a field may be spelled camelCase (its JSON name) or snake_case (its proto name), but
+  not both at once; unknown fields are errors; `null` means "unset";
+- a double may be a JSON number or a numeric string, including "NaN", "Infinity" and
+  "-Infinity" (which then fail the range check); a JSON `true` is not a number;
+- a bool must be a JSON `true`/`false`: json_format refuses the strings "true"/"false"
+  outside map keys, and so do we;
+- strings with lone surrogates (possible through `\\ud800` escapes) are refused;
+- the body itself must be UTF-8 JSON without duplicate keys or bare NaN
+  (`decode_json_body`), as json_format requires.
+
+An empty or missing `answerCandidate` is accepted and yields zero claims. Google does
+not document this case and proto3 cannot tell a missing string from an empty one, so
+refusing it would refuse a request the client sends for `answer_candidate=""`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from typing import Any, NoReturn
+
+from grounding_app.engine.offsets import find_lone_surrogate
+from grounding_app.engine.tokens import count_tokens
+from grounding_app.engine.types import (
+    DEFAULT_CITATION_THRESHOLD,
+    MAX_ANSWER_TOKENS,
+    MAX_FACT_CHARS,
+    MAX_FACTS,
+    CheckRequest,
+    CheckResponse,
+    Fact,
+)
+
+MAX_LABELS = 64
+MAX_LABEL_CHARS = 63
+
+# proto3 JSON numbers as strings: plain JSON number syntax, no Python extras such as
+# "1_000", "inf" or surrounding blanks that float() would let through.
+_NUMERIC_STRING = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+_REQUEST_FIELDS = {
+    "groundingConfig": "grounding_config",
+    "answerCandidate": "answer_candidate",
+    "facts": "facts",
+    "groundingSpec": "grounding_spec",
+    "userLabels": "user_labels",
+}
+_FACT_FIELDS = {"factText": "fact_text", "attributes": "attributes"}
+_SPEC_FIELDS = {
+    "citationThreshold": "citation_threshold",
+    "enableClaimLevelScore": "enable_claim_level_score",
+}
+
+
+class FormatError(ValueError):
+    """A request that does not fit the wire format; `field` is a dotted path into it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        self.message = message
+
+
+def _fail(field: str, message: str) -> NoReturn:
+    raise FormatError(field, message)
+
+
+def _join(parent: str, name: str) -> str:
+    return f"{parent}.{name}" if parent else name
+
+
+def decode_json_body(raw: bytes) -> object:
+    """Decode a request body as strict JSON: UTF-8 only, no duplicate keys, no NaN.
+
+    Python's `json` would guess UTF-16/32, keep the last of duplicate keys and accept
+    bare `NaN`; json_format refuses all three, so a client never relies on them.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _fail("", f"Request body is not valid UTF-8 (byte {exc.start}).")
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                _fail("", f'Invalid JSON payload received. Duplicate key "{key}".')
+            result[key] = value
+        return result
+
+    def no_constant(name: str) -> NoReturn:
+        _fail("", f"Invalid JSON payload received. Unexpected token {name}.")
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
+    except RecursionError:
+        _fail("", "Invalid JSON payload received. Nested too deeply.")
+    except json.JSONDecodeError as exc:
+        _fail(
+            "",
+            f"Invalid JSON payload received. {exc.msg} at line {exc.lineno} column {exc.colno}.",
+        )
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        _fail("", f"Invalid JSON payload received. {exc}")
+
+
+def _fields(path: str, obj: object, known: dict[str, str]) -> dict[str, tuple[str, object]]:
+    """Map each set field's camelCase name to (path as sent, value); drop nulls."""
+    if not isinstance(obj, dict):
+        _fail(path, f"expected an object, got {_json_type(obj)}.")
+    snake_to_camel = {snake: camel for camel, snake in known.items()}
+    seen: dict[str, str] = {}
+    found: dict[str, tuple[str, object]] = {}
+    for name, value in obj.items():
+        camel = name if name in known else snake_to_camel.get(name)
+        if camel is None:
+            _fail(_join(path, name), f'Unknown name "{name}": Cannot find field.')
+        if camel in seen:
+            _fail(
+                _join(path, name),
+                f'"{seen[camel]}" and "{name}" are the same field; send only one.',
+            )
+        seen[camel] = name
+        if value is not None:
+            found[camel] = (_join(path, name), value)
+    return found
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _string(path: str, value: object) -> str:
+    if not isinstance(value, str):
+        _fail(path, f"expected a string, got {_json_type(value)}.")
+    where = find_lone_surrogate(value)
+    if where is not None:
+        _fail(path, f"the string holds a lone surrogate at character {where}.")
+    return value
+
+
+def _double(path: str, value: object) -> float:
+    if isinstance(value, str):
+        if value in _SPECIAL_FLOATS:
+            return _SPECIAL_FLOATS[value]
+        if _NUMERIC_STRING.fullmatch(value):
+            return float(value)
+        _fail(path, f"expected a number, got the string {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        _fail(path, f"expected a number, got {_json_type(value)}.")
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond any double
+        return math.inf if value > 0 else -math.inf
+
+
+def _bool(path: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        _fail(path, f"expected true or false without quotes, got {_json_type(value)}.")
+    return value
+
+
+def _string_map(path: str, value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        _fail(path, f"expected an object of strings, got {_json_type(value)}.")
+    result: dict[str, str] = {}
+    for key, item in value.items():
+        item_path = f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+        result[_string(item_path, key)] = _string(item_path, item)
+    return result
+
+
+def _label_char(char: str, first: bool) -> bool:
+    category = unicodedata.category(char)
+    if category in ("Ll", "Lo"):  # lowercase or caseless ("international") letters
+        return True
+    return not first and (category[0] == "N" or char in "_-")
+
+
+def _labels(path: str, value: object) -> dict[str, str]:
+    """Google's label rules, as in the `user_labels` docstring of CheckGroundingRequest."""
+    if isinstance(value, dict) and len(value) > MAX_LABELS:
+        _fail(path, f"at most {MAX_LABELS} labels are allowed, got {len(value)}.")
+    labels = _string_map(path, value)
+    for key, label in labels.items():
+        label_path = f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+        if not 1 <= len(key) <= MAX_LABEL_CHARS:
+            _fail(label_path, f"label keys must be 1 to {MAX_LABEL_CHARS} characters long.")
+        if not _label_char(key[0], first=True):
+            _fail(label_path, "label keys must start with a lowercase or international letter.")
+        if len(label) > MAX_LABEL_CHARS:
+            _fail(label_path, f"label values must be at most {MAX_LABEL_CHARS} characters long.")
+        if not all(_label_char(char, first=False) for char in key[1:] + label):
+            _fail(
+                label_path,
+                "labels may hold only lowercase letters, digits, underscores and dashes.",
+            )
+    return labels
+
+
+def _fact(path: str, value: object) -> Fact:
+    fields = _fields(path, value, _FACT_FIELDS)
+    text = _string(*fields["factText"]) if "factText" in fields else ""
+    if len(text) > MAX_FACT_CHARS:
+        _fail(
+            fields["factText"][0],
+            f"a fact may be at most {MAX_FACT_CHARS} characters long, got {len(text)}.",
+        )
+    attributes = _string_map(*fields["attributes"]) if "attributes" in fields else {}
+    return Fact(text=text, attributes=attributes)
+
+
+def _facts(path: str, value: object) -> tuple[Fact, ...]:
+    if not isinstance(value, list):
+        _fail(path, f"expected an array, got {_json_type(value)}.")
+    if len(value) > MAX_FACTS:
+        _fail(path, f"at most {MAX_FACTS} facts are allowed, got {len(value)}.")
+    facts = []
+    for index, item in enumerate(value):
+        item_path = f"{path}[{index}]"
+        if item is None:
+            _fail(item_path, "null is not allowed as an element of a repeated field.")
+        facts.append(_fact(item_path, item))
+    return tuple(facts)
+
+
+def _answer(path: str, value: object) -> str:
+    answer = _string(path, value)
+    tokens = count_tokens(answer)
+    if tokens > MAX_ANSWER_TOKENS:
+        _fail(path, f"the answer may be at most {MAX_ANSWER_TOKENS} tokens long, got {tokens}.")
+    return answer
+
+
+def _threshold(path: str, value: object) -> float:
+    threshold = _double(path, value)
+    if not 0.0 <= threshold <= 1.0:  # also false for NaN
+        _fail(path, f"must be within [0, 1], got {value!r}.")
+    return threshold
+
+
+def parse_check_request(data: object) -> CheckRequest:
+    """Turn a decoded CheckGroundingRequest JSON body into the engine's request."""
+    fields = _fields("", data, _REQUEST_FIELDS)
+    if "groundingConfig" in fields:
+        _string(*fields["groundingConfig"])  # validated only: the URL names the config
+    if "userLabels" in fields:
+        _labels(*fields["userLabels"])  # validated only: labels are echoed nowhere
+    spec = _fields(*fields["groundingSpec"], _SPEC_FIELDS) if "groundingSpec" in fields else {}
+    return CheckRequest(
+        answer=_answer(*fields["answerCandidate"]) if "answerCandidate" in fields else "",
+        facts=_facts(*fields["facts"]) if "facts" in fields else (),
+        citation_threshold=(
+            _threshold(*spec["citationThreshold"])
+            if "citationThreshold" in spec
+            else DEFAULT_CITATION_THRESHOLD
+        ),
+        enable_claim_level_score=(
+            _bool(*spec["enableClaimLevelScore"]) if "enableClaimLevelScore" in spec else False
+        ),
+    )
+
+
+def request_to_json(request: CheckRequest) -> dict[str, Any]:
+    """Emit a CheckGroundingRequest body as a client would send it (for load tests).
+
+    Both `groundingSpec` fields have presence, so they are always sent: the receiver
+    then applies exactly this threshold, whatever its own default.
+    """
+    out: dict[str, Any] = {}
+    if request.answer:
+        out["answerCandidate"] = request.answer
+    if request.facts:
+        facts = []
+        for fact in request.facts:
+            item: dict[str, Any] = {"factText": fact.text} if fact.text else {}
+            if fact.attributes:
+                item["attributes"] = dict(fact.attributes)
+            facts.append(item)
+        out["facts"] = facts
+    out["groundingSpec"] = {
+        "citationThreshold": request.citation_threshold,
+        "enableClaimLevelScore": request.enable_claim_level_score,
+    }
+    return out
+
+
+def response_to_json(resp: CheckResponse) -> dict[str, Any]:
+    """Emit a CheckGroundingResponse as proto3 JSON: unset and empty fields left out.
+
+    `startPos`, `endPos`, `groundingCheckRequired` and `score` are optional fields with
+    presence, so 0 and false are sent; `source` is a string field holding the fact index.
+    """
+    out: dict[str, Any] = {}
+    if resp.support_score is not None:
+        out["supportScore"] = resp.support_score
+    if resp.cited_chunks:
+        chunks = []
+        for chunk in resp.cited_chunks:
+            item: dict[str, Any] = {"chunkText": chunk.chunk_text, "source": str(chunk.source)}
+            if chunk.source_metadata:
+                item["sourceMetadata"] = dict(chunk.source_metadata)
+            chunks.append(item)
+        out["citedChunks"] = chunks
+        out["citedFacts"] = [{"chunkText": chunk.chunk_text} for chunk in resp.cited_chunks]
+    if resp.claims:
+        claims = []
+        for claim in resp.claims:
+            item = {"startPos": claim.start, "endPos": claim.end, "claimText": claim.text}
+            if claim.citation_indices:
+                item["citationIndices"] = list(claim.citation_indices)
+            item["groundingCheckRequired"] = claim.grounding_check_required
+            if claim.score is not None:
+                item["score"] = claim.score
+            claims.append(item)
+        out["claims"] = claims
+    return out

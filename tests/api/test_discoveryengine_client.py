@@ -1,0 +1,189 @@
+"""The official google-cloud-discoveryengine client, REST transport, against a live server.
+
+SPEC §1 promises that existing clients work unchanged when pointed at us; these tests
+are that promise. The REST transport keeps an `http://` scheme given in `api_endpoint`
+and sends `client_options.api_key` as `x-goog-api-key`.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from google.api_core import exceptions
+from google.cloud import discoveryengine_v1 as de
+
+from grounding_app import engine
+from grounding_app.api.models import ApiKey
+from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CONFIG = "projects/p/locations/global/groundingConfigs/default_grounding_config"
+FILM_FACTS = [
+    de.GroundingFact(
+        fact_text=(
+            "Titanic is a 1997 American epic romantic disaster movie. It was directed, "
+            "written, and co-produced by James Cameron. The movie is about the 1912 sinking "
+            "of the RMS Titanic. It stars Kate Winslet and Leonardo DiCaprio. The movie was "
+            "released on December 19, 1997. It received positive critical reviews. The movie "
+            "won 11 Academy Awards, and was nominated for fourteen total Academy Awards."
+        ),
+        attributes={"author": "Simple Wikipedia"},
+    ),
+    de.GroundingFact(
+        fact_text=(
+            'James Cameron\'s "Titanic" is an epic, action-packed romance set against the '
+            "ill-fated maiden voyage of the R.M.S. Titanic; the pride and joy of the White Star "
+            "Line and, at the time, the largest moving object ever built. She was the most "
+            'luxurious liner of her era -- the "ship of dreams" -- which ultimately carried '
+            "over 1,500 people to their death in the ice cold waters of the North Atlantic in "
+            "the early hours of April 15, 1912."
+        ),
+        attributes={"author": "Rotten Tomatoes"},
+    ),
+]
+ANSWER = (
+    "Here is what I found. Titanic was directed by James Cameron. "
+    "It starred Brad Pitt and Kate Winslet."
+)
+
+
+@contextmanager
+def make_client(url: str, key: str) -> Iterator[de.GroundedGenerationServiceClient]:
+    """A client whose keep-alive connections are closed, and served out, on exit.
+
+    Otherwise the live server's request threads linger until the session ends and then
+    close a test database connection that is no longer shared with them.
+    """
+    client = de.GroundedGenerationServiceClient(
+        transport="rest", client_options={"api_endpoint": url, "api_key": key}
+    )
+    try:
+        yield client
+    finally:
+        client.transport.close()
+        gc.collect()  # responses in reference cycles still hold their sockets open
+        for thread in threading.enumerate():
+            if thread.name.endswith("(process_request_thread)"):
+                thread.join(timeout=10)
+
+
+def check(client: de.GroundedGenerationServiceClient, **fields: object):
+    return client.check_grounding(
+        request=de.CheckGroundingRequest(grounding_config=CONFIG, **fields)
+    )
+
+
+@pytest.fixture
+def client(live_server) -> Iterator[de.GroundedGenerationServiceClient]:
+    with make_client(live_server.url, ApiKey.issue("client tests")[1]) as client:
+        yield client
+
+
+def test_transport_round_trip_with_a_fake_engine(client, monkeypatch):
+    """Our JSON parses into the client's proto: presence fields, string source, maps."""
+    seen: list[CheckRequest] = []
+
+    def fake_check(request: CheckRequest) -> CheckResponse:
+        seen.append(request)
+        return CheckResponse(
+            claims=(
+                Claim(0, 21, "Here is what I found.", False),
+                Claim(22, 60, "Titanic was directed by James Cameron.", True, (0, 1), 0.97),
+                Claim(61, 99, "It starred Brad Pitt and Kate Winslet.", True, (), 0.0),
+            ),
+            cited_chunks=(
+                CitedChunk("It was directed by James Cameron.", 0, {"author": "Simple Wikipedia"}),
+                CitedChunk("James Cameron's Titanic", 1, {}),
+            ),
+            support_score=0.5,
+        )
+
+    monkeypatch.setattr(engine, "check", fake_check)
+    response = check(
+        client,
+        answer_candidate=ANSWER,
+        facts=FILM_FACTS,
+        grounding_spec=de.CheckGroundingSpec(citation_threshold=0.3, enable_claim_level_score=True),
+        user_labels={"team": "search"},
+    )
+
+    request = seen[0]
+    assert request.answer == ANSWER
+    assert [fact.attributes["author"] for fact in request.facts] == [
+        "Simple Wikipedia",
+        "Rotten Tomatoes",
+    ]
+    assert request.citation_threshold == pytest.approx(0.3)
+    assert request.enable_claim_level_score is True
+
+    assert response.support_score == pytest.approx(0.5)
+    assert [chunk.source for chunk in response.cited_chunks] == ["0", "1"]
+    assert dict(response.cited_chunks[0].source_metadata) == {"author": "Simple Wikipedia"}
+    assert [fact.chunk_text for fact in response.cited_facts] == [
+        chunk.chunk_text for chunk in response.cited_chunks
+    ]
+    first, second, third = response.claims
+    assert "start_pos" in first and first.start_pos == 0 and first.end_pos == 21
+    assert "grounding_check_required" in first and not first.grounding_check_required
+    assert "score" not in first
+    assert (second.start_pos, second.end_pos) == (22, 60)
+    assert list(second.citation_indices) == [0, 1]
+    assert second.grounding_check_required and second.score == pytest.approx(0.97)
+    assert list(third.citation_indices) == []
+    assert "score" in third and third.score == 0.0
+
+
+def error_of(client: de.GroundedGenerationServiceClient, **fields: object):
+    """The exception class a failing call raises and the error envelope it carried.
+
+    The exception itself is not returned: it holds the client's connection open.
+    """
+    with pytest.raises(exceptions.GoogleAPICallError) as info:
+        check(client, **fields)
+    return type(info.value), info.value.response.json()["error"]
+
+
+def test_wrong_key_raises_unauthorized(live_server):
+    ApiKey.issue("someone else")
+    with make_client(live_server.url, "gwk_not-a-key") as client:
+        kind, error = error_of(client, answer_candidate="A.")
+    assert issubclass(kind, exceptions.Unauthorized)
+    assert error["status"] == "UNAUTHENTICATED"
+
+
+def test_over_limit_request_raises_bad_request(client):
+    kind, error = error_of(client, answer_candidate="A.", facts=[FILM_FACTS[0]] * 201)
+    assert issubclass(kind, exceptions.BadRequest)
+    assert error["status"] == "INVALID_ARGUMENT"
+    assert "facts" in error["message"]
+
+
+def test_film_example_with_the_real_engine(client):
+    response = check(client, answer_candidate=ANSWER, facts=FILM_FACTS)
+
+    assert [claim.claim_text for claim in response.claims] == [
+        "Here is what I found.",
+        "Titanic was directed by James Cameron.",
+        "It starred Brad Pitt and Kate Winslet.",
+    ]
+    found, directed, starred = response.claims
+    # Byte offsets into the (ASCII) answer, end exclusive.
+    for claim in response.claims:
+        assert ANSWER.encode()[claim.start_pos : claim.end_pos].decode() == claim.claim_text
+
+    assert "grounding_check_required" in found and not found.grounding_check_required
+    assert list(found.citation_indices) == []
+
+    assert directed.grounding_check_required
+    assert directed.citation_indices
+    assert "0" in {response.cited_chunks[i].source for i in directed.citation_indices}
+
+    assert starred.grounding_check_required
+    assert list(starred.citation_indices) == []  # half right is wrong
+
+    assert 0.0 < response.support_score < 1.0
