@@ -1,0 +1,47 @@
+"""A check-grounding request and its response as a grounded answer, for display."""
+
+from __future__ import annotations
+
+from grounding_app.engine.types import CheckRequest, CheckResponse
+from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source, Verdict
+
+
+def grounded_from_check(request: CheckRequest, response: CheckResponse) -> GroundedAnswer:
+    sources = tuple(
+        Source(
+            text=chunk.chunk_text,
+            title=chunk.source_metadata.get("title", ""),
+            uri=chunk.source_metadata.get("uri", "") or chunk.source_metadata.get("url", ""),
+            domain=chunk.source_metadata.get("domain", ""),
+            fact_index=chunk.source,
+            metadata=dict(chunk.source_metadata),
+        )
+        for chunk in response.cited_chunks
+    )
+    segments = []
+    for claim in response.claims:
+        verdict: Verdict
+        if not claim.grounding_check_required:
+            verdict = "no_check"
+        elif claim.citation_indices:
+            verdict = "supported"
+        else:
+            verdict = "unsupported"
+        segments.append(
+            Segment(
+                part=0,
+                start=claim.start,
+                end=claim.end,
+                text=claim.text,
+                source_indices=claim.citation_indices,
+                verdict=verdict,
+                score=claim.score,
+            )
+        )
+    candidate = Candidate(
+        parts=(request.answer,),
+        segments=tuple(segments),
+        sources=sources,
+        support_score=response.support_score,
+    )
+    return GroundedAnswer(format="check_grounding", candidates=(candidate,))
