@@ -40,6 +40,11 @@ from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD, CheckRequest
 
 PRIOR_WEIGHTS = (4.0, 2.0, 3.0, 1.0, -3.0, -1.5, -1.0, 0.0)
 PRIOR_BIAS = -4.5
+# SPEC §1: a partly true claim (wrong number or date, a name the facts never mention, a
+# negation) is unsupported. The public data barely rewards these checks (its negatives
+# are rarely such edits, its positives often paraphrase numbers and names), so their
+# weights are set here rather than fitted; the others are fitted around them.
+FIXED_WEIGHTS = {"has_missing_number": -2.0, "missing_names": -1.0, "negation_mismatch": -1.0}
 
 
 class _RecordingJudge(FeatureJudge):
@@ -100,22 +105,34 @@ def collect(
 
 
 def fit_logistic(
-    x: np.ndarray, y: np.ndarray, weights: np.ndarray, l2: float = 1.0, steps: int = 50
+    x: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray,
+    fixed: dict[int, float],
+    l2: float = 1.0,
+    steps: int = 50,
 ) -> tuple[np.ndarray, float]:
-    """Weighted L2-regularised logistic regression by Newton's method."""
-    design = np.hstack([x, np.ones((len(x), 1))])
+    """Weighted L2-regularised logistic regression by Newton's method; `fixed` columns
+    enter with their given weights as an offset."""
+    free = [i for i in range(x.shape[1]) if i not in fixed]
+    offset = sum((x[:, i] * w for i, w in fixed.items()), np.zeros(len(x)))
+    design = np.hstack([x[:, free], np.ones((len(x), 1))])
     theta = np.zeros(design.shape[1])
     penalty = np.eye(design.shape[1]) * l2
     penalty[-1, -1] = 0.0
     for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-np.clip(design @ theta, -40, 40)))
+        p = 1.0 / (1.0 + np.exp(-np.clip(design @ theta + offset, -40, 40)))
         gradient = design.T @ (weights * (p - y)) + penalty @ theta
         hessian = (design * (weights * p * (1 - p))[:, None]).T @ design + penalty
         step = np.linalg.solve(hessian, gradient)
         theta -= step
         if np.max(np.abs(step)) < 1e-8:
             break
-    return theta[:-1], float(theta[-1])
+    full = np.zeros(x.shape[1])
+    full[free] = theta[:-1]
+    for i, w in fixed.items():
+        full[i] = w
+    return full, float(theta[-1])
 
 
 def fit(groups: list[list[np.ndarray]], labels: list[int], sources: list[str], rounds: int = 3):
@@ -130,10 +147,11 @@ def fit(groups: list[list[np.ndarray]], labels: list[int], sources: list[str], r
             for s, lab in zip(sources, labels, strict=True)
         ]
     )
+    fixed = {FEATURE_NAMES.index(name): w for name, w in FIXED_WEIGHTS.items()}
     w, b = np.asarray(PRIOR_WEIGHTS), PRIOR_BIAS
     for _ in range(rounds):
         chosen = np.stack([max(rows, key=lambda r: float(r @ w)) for rows in groups])
-        w, b = fit_logistic(chosen, y, sample_weights)
+        w, b = fit_logistic(chosen, y, sample_weights, fixed)
     chosen = np.stack([max(rows, key=lambda r: float(r @ w)) for rows in groups])
     scores = 1.0 / (1.0 + np.exp(-(chosen @ w + b)))
     threshold, accuracy = best_threshold(labels, [float(s) for s in scores])
@@ -146,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("train", type=Path)
     parser.add_argument("--per-source", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=FEATURE_JUDGE_WEIGHTS)
     args = parser.parse_args(argv)
 
@@ -167,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     "sentences": len(labels),
                     "train_balanced_accuracy": round(accuracy, 4),
                     "raw_best_threshold": round(threshold, 4),
+                    "fixed_weights": FIXED_WEIGHTS,
                 },
             },
             indent=2,

@@ -82,9 +82,18 @@ class GroundingEngine:
         self.settings = settings or Settings()
 
     @classmethod
-    def default(cls) -> GroundingEngine:
+    def default(cls, judge: str = "verifier") -> GroundingEngine:
+        """The bundled encoder with the trained verifier, or the zero-shot feature judge."""
         encoder = MiniLMEncoder()
-        return cls(encoder, FeatureJudge.from_file(encoder))
+        if judge == "verifier":
+            from grounding_app.engine.verifier.model import CrossEncoderJudge
+
+            return cls(
+                encoder, CrossEncoderJudge(), Settings(facts_per_claim=2, passages_per_fact=2)
+            )
+        if judge == "features":
+            return cls(encoder, FeatureJudge.from_file(encoder))
+        raise ValueError(f"unknown judge {judge!r}: use 'verifier' or 'features'")
 
     def check(self, request: CheckRequest) -> CheckResponse:
         sentences = split_sentences(request.answer)

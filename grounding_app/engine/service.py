@@ -6,6 +6,7 @@ Loading the encoder takes seconds, so web workers start at once and `/readyz` re
 
 from __future__ import annotations
 
+import os
 import threading
 
 from grounding_app.engine.pipeline import GroundingEngine
@@ -21,8 +22,20 @@ def default_engine() -> GroundingEngine:
     if _engine is None:
         with _lock:
             if _engine is None:
-                _engine = GroundingEngine.default()
+                _engine = GroundingEngine.default(judge_name())
     return _engine
+
+
+def set_default_engine(engine: GroundingEngine | None) -> None:
+    """Swap the process engine (benchmarks comparing judges; tests with a fake encoder)."""
+    global _engine
+    with _lock:
+        _engine = engine
+
+
+def judge_name() -> str:
+    """GROUNDING_JUDGE picks the judge: 'verifier' (trained, default) or 'features'."""
+    return os.environ.get("GROUNDING_JUDGE", "features")
 
 
 def is_ready() -> bool:

@@ -21,6 +21,8 @@ from grounding_app.engine import CheckRequest, default_engine
 from grounding_app.engine.bench_requests import everyday_request, film_request, largest_request
 from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.dataset import read_examples
+from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.service import set_default_engine
 from grounding_app.formats.check_grounding import request_to_json
 
 DEFAULT_DATA = settings.BASE_DIR.parent / "shared" / "data" / "grounding" / "dev.jsonl"
@@ -51,6 +53,12 @@ class Command(BaseCommand):
         parser.add_argument("--repeat", type=int, default=15, help="runs for (a) and (b)")
         parser.add_argument("--repeat-largest", type=int, default=3, help="runs for (c)")
         parser.add_argument("--json", action="store_true")
+        parser.add_argument(
+            "--judge",
+            action="append",
+            choices=["verifier", "features"],
+            help="judge(s) to time, in one run (default: the engine's default judge)",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         data: Path = options["data"]  # type: ignore[assignment]
@@ -65,7 +73,12 @@ class Command(BaseCommand):
             "b everyday": (everyday_request(texts), int(options["repeat"])),  # type: ignore[arg-type]
             "c largest": (largest_request(texts), int(options["repeat_largest"])),  # type: ignore[arg-type]
         }
-        engine = default_engine()
+        judges: list[str] | None = options["judge"]  # type: ignore[assignment]
+        engines = (
+            {name: GroundingEngine.default(name) for name in judges}
+            if judges
+            else {"default": default_engine()}
+        )
         key_row, key = ApiKey.issue("grounding_bench (temporary)")
         server = ThreadedWSGIServer(("127.0.0.1", 0), _QuietHandler)
         server.set_app(get_wsgi_application())
@@ -77,11 +90,13 @@ class Command(BaseCommand):
         )
         results = []
         try:
-            for name, (request, repeat) in requests.items():
-                body = json.dumps(request_to_json(request)).encode()
-                engine_ms = _median_ms(lambda r=request: engine.check(r), repeat)
-                http_ms = _median_ms(lambda b=body: self._post(url, key, b), repeat)
-                results.append(self._row(name, request, engine_ms, http_ms))
+            for judge, engine in engines.items():
+                set_default_engine(engine)
+                for name, (request, repeat) in requests.items():
+                    body = json.dumps(request_to_json(request)).encode()
+                    engine_ms = _median_ms(lambda r=request, e=engine: e.check(r), repeat)
+                    http_ms = _median_ms(lambda b=body: self._post(url, key, b), repeat)
+                    results.append(self._row(judge, name, request, engine_ms, http_ms))
         finally:
             server.shutdown()
             key_row.delete()
@@ -90,13 +105,14 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps({"requests": results, "peak_rss_mb": peak_mb}, indent=2))
             return
         self.stdout.write(
-            f"{'request':<16} {'facts':>5} {'chars':>9} {'claims':>6} "
+            f"{'judge':<9} {'request':<16} {'facts':>5} {'chars':>9} {'claims':>6} "
             f"{'engine ms':>10} {'http ms':>9} {'target':>8}"
         )
         for row in results:
             verdict = "ok" if row["http_ms"] <= row["target_ms"] else "OVER"
             self.stdout.write(
-                f"{row['name']:<16} {row['facts']:>5} {row['fact_chars']:>9} {row['claims']:>6} "
+                f"{row['judge']:<9} {row['name']:<16} {row['facts']:>5} {row['fact_chars']:>9}"
+                f" {row['claims']:>6} "
                 f"{row['engine_ms']:>10.1f} {row['http_ms']:>9.1f} {row['target_ms']:>6} {verdict}"
             )
         verdict = "ok" if peak_mb <= PEAK_RSS_TARGET_MB else "OVER"
@@ -114,8 +130,11 @@ class Command(BaseCommand):
             return json.loads(response.read())
 
     @staticmethod
-    def _row(name: str, request: CheckRequest, engine_ms: float, http_ms: float) -> dict:
+    def _row(
+        judge: str, name: str, request: CheckRequest, engine_ms: float, http_ms: float
+    ) -> dict:
         return {
+            "judge": judge,
             "name": name,
             "facts": len(request.facts),
             "fact_chars": sum(len(f.text) for f in request.facts),

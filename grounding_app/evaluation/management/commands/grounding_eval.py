@@ -12,6 +12,7 @@ from tqdm import tqdm
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, default_engine
 from grounding_app.engine.dataset import DatasetError, read_examples
 from grounding_app.engine.evaluation import format_table, predict, summarise
+from grounding_app.engine.pipeline import GroundingEngine
 
 
 class Command(BaseCommand):
@@ -23,13 +24,24 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
         parser.add_argument("--threshold", type=float, default=DEFAULT_CITATION_THRESHOLD)
         parser.add_argument("--limit", type=int, default=0, help="first N examples per file")
+        parser.add_argument(
+            "--judge",
+            action="append",
+            choices=["verifier", "features"],
+            help="judge(s) to evaluate, in one run (default: the engine's default judge)",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         files: list[Path] = options["files"]  # type: ignore[assignment]
         for path in files:
             if not path.is_file():
                 raise CommandError(f"no such file: {path}")
-        engine = default_engine()
+        judges: list[str] | None = options["judge"]  # type: ignore[assignment]
+        engines = (
+            {name: GroundingEngine.default(name) for name in judges}
+            if judges
+            else {"default": default_engine()}
+        )
         limit = int(options["limit"])  # type: ignore[arg-type]
         threshold = float(options["threshold"])  # type: ignore[arg-type]
         out_path: Path | None = options["predictions"]  # type: ignore[assignment]
@@ -43,21 +55,25 @@ class Command(BaseCommand):
                     raise CommandError(str(exc)) from exc
                 if limit:
                     examples = examples[:limit]
-                predictions = []
-                for example in tqdm(examples, desc=path.name, file=sys.stderr, unit="ex"):
-                    prediction = predict(engine.check, example, threshold)
-                    predictions.append(prediction)
-                    if out:
-                        line = {
-                            "id": prediction.id,
-                            "supported": prediction.supported,
-                            "score": round(prediction.score, 6),
-                        }
-                        out.write(json.dumps(line) + "\n")
-                groups = summarise(path.name, predictions)
-                report[str(path)] = [g.as_dict() for g in groups]
-                if not options["json"]:
-                    self.stdout.write(format_table(groups) + "\n")
+                for name, engine in engines.items():
+                    label = path.name if len(engines) == 1 else f"{path.name} [{name}]"
+                    predictions = []
+                    for example in tqdm(examples, desc=label, file=sys.stderr, unit="ex"):
+                        prediction = predict(engine.check, example, threshold)
+                        predictions.append(prediction)
+                        if out:
+                            line = {
+                                "id": prediction.id,
+                                "supported": prediction.supported,
+                                "score": round(prediction.score, 6),
+                            }
+                            if len(engines) > 1:
+                                line["judge"] = name
+                            out.write(json.dumps(line) + "\n")
+                    groups = summarise(label, predictions)
+                    report[label] = [g.as_dict() for g in groups]
+                    if not options["json"]:
+                        self.stdout.write(format_table(groups) + "\n")
         finally:
             if out:
                 out.close()
