@@ -1,0 +1,1 @@
+"""The trained claim verifier: a MiniLM cross-encoder that reads (claim in context, evidence)."""

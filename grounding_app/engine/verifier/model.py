@@ -1,0 +1,173 @@
+"""The cross-encoder judge: MiniLM-L6 reading "claim in context" against evidence.
+
+Weights live in the repository (`engine/data/verifier/`, fp16 safetensors); the tokenizer
+and architecture come from the bundled all-MiniLM-L6-v2, so nothing is downloaded. Scores
+are calibrated probabilities: sigmoid((logit + bias) / temperature), fitted on dev.
+Evidence longer than the model's input is cut into windows of whole passages that fit,
+each window is scored, and the best one counts: nothing is truncated silently.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from grounding_app.engine.encoders import Encoder, bundled_minilm_path
+from grounding_app.engine.judges import ClaimInContext, Evidence
+
+VERIFIER_DIR = Path(__file__).resolve().parent.parent / "data" / "verifier"
+MAX_LENGTH = 128
+MAX_CLAIM_TOKENS = 56
+
+
+def claim_text(claim: ClaimInContext) -> str:
+    """The first segment the model reads; context first so the claim is never cut."""
+    if not claim.context:
+        return claim.claim
+    return f"{claim.context} >> {claim.claim}"
+
+
+@dataclass(frozen=True)
+class VerifierConfig:
+    max_length: int = MAX_LENGTH
+    temperature: float = 1.0
+    bias: float = 0.0
+
+    @classmethod
+    def load(cls, directory: Path) -> VerifierConfig:
+        data = json.loads((directory / "verifier.json").read_text())
+        return cls(
+            max_length=int(data["max_length"]),
+            temperature=float(data["temperature"]),
+            bias=float(data["bias"]),
+        )
+
+
+def build_model(num_labels: int = 1):
+    """A BERT sequence classifier on top of the bundled MiniLM weights (new head)."""
+    from transformers import AutoModelForSequenceClassification
+
+    return AutoModelForSequenceClassification.from_pretrained(
+        str(bundled_minilm_path()), num_labels=num_labels, local_files_only=True
+    )
+
+
+def load_tokenizer():
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(bundled_minilm_path()), local_files_only=True)
+
+
+def encode_pairs(tokenizer, claims: Sequence[str], evidence: Sequence[str], max_length: int):
+    """[CLS] claim [SEP] evidence [SEP]; claim capped (context cut from the left)."""
+    claim_ids = [
+        ids[-MAX_CLAIM_TOKENS:]
+        for ids in tokenizer(list(claims), add_special_tokens=False)["input_ids"]
+    ]
+    evidence_ids = tokenizer(list(evidence), add_special_tokens=False)["input_ids"]
+    cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
+    rows = []
+    for a, b in zip(claim_ids, evidence_ids, strict=True):
+        b = b[: max(0, max_length - len(a) - 3)]
+        rows.append(([cls, *a, sep], [*b, sep]))
+    width = max(len(first) + len(second) for first, second in rows)
+    input_ids = np.full((len(rows), width), pad, dtype=np.int64)
+    token_types = np.zeros((len(rows), width), dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.int64)
+    for row, (first, second) in enumerate(rows):
+        n = len(first) + len(second)
+        input_ids[row, :n] = first + second
+        token_types[row, len(first) : n] = 1
+        mask[row, :n] = 1
+    return input_ids, token_types, mask
+
+
+class CrossEncoderJudge:
+    """Implements `Judge` with the trained verifier."""
+
+    def __init__(self, directory: Path = VERIFIER_DIR, batch_size: int = 32) -> None:
+        import torch
+        from safetensors.torch import load_file
+
+        weights = directory / "model.safetensors"
+        if not weights.is_file():
+            raise RuntimeError(
+                f"verifier weights missing: {weights} (train them with"
+                " `python manage.py train_verifier`, or use the feature judge)"
+            )
+        torch.backends.mkldnn.enabled = False
+        self.config = VerifierConfig.load(directory)
+        self._tokenizer = load_tokenizer()
+        model = build_model()
+        state = {k: v.float() for k, v in load_file(str(weights)).items()}
+        model.load_state_dict(state)
+        model.eval()
+        self._model = torch.ao.quantization.quantize_dynamic(
+            model, {torch.nn.Linear}, dtype=torch.qint8
+        )
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def _windows(self, claim: str, evidence: Evidence) -> list[str]:
+        """Whole passages packed into inputs that fit beside the claim."""
+        head = "".join(f"{k}: {v}\n" for k, v in evidence.attributes.items())
+        room = self.config.max_length - MAX_CLAIM_TOKENS - 3
+        lengths = [len(self._tokenizer.tokenize(p)) for p in evidence.passages]
+        windows: list[str] = []
+        current: list[str] = []
+        used = len(self._tokenizer.tokenize(head)) if head else 0
+        for passage, length in zip(evidence.passages, lengths, strict=True):
+            if current and used + length > room:
+                windows.append(head + " ".join(current))
+                current, used = [], len(self._tokenizer.tokenize(head)) if head else 0
+            current.append(passage)
+            used += length
+        if current or not windows:
+            windows.append(head + " ".join(current))
+        return windows
+
+    def logits(self, claims: Sequence[str], evidence: Sequence[str]) -> np.ndarray:
+        import torch
+
+        out = np.zeros(len(claims), dtype=np.float64)
+        order = sorted(range(len(claims)), key=lambda i: len(claims[i]) + len(evidence[i]))
+        with self._lock, torch.inference_mode():
+            for start in range(0, len(order), self._batch_size):
+                rows = order[start : start + self._batch_size]
+                ids, types, mask = encode_pairs(
+                    self._tokenizer,
+                    [claims[i] for i in rows],
+                    [evidence[i] for i in rows],
+                    self.config.max_length,
+                )
+                logits = self._model(
+                    input_ids=torch.from_numpy(ids),
+                    token_type_ids=torch.from_numpy(types),
+                    attention_mask=torch.from_numpy(mask),
+                ).logits[:, 0]
+                out[rows] = logits.double().numpy()
+        return out
+
+    def score(
+        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], encoder: Encoder | None = None
+    ) -> list[float]:
+        claims: list[str] = []
+        texts: list[str] = []
+        owner: list[int] = []
+        for index, (claim, evidence) in enumerate(pairs):
+            first = claim_text(claim)
+            for window in self._windows(first, evidence):
+                claims.append(first)
+                texts.append(window)
+                owner.append(index)
+        best = np.full(len(pairs), -np.inf)
+        if claims:
+            logits = (self.logits(claims, texts) + self.config.bias) / self.config.temperature
+            for index, logit in zip(owner, logits, strict=True):
+                best[index] = max(best[index], logit)
+        return [float(1.0 / (1.0 + np.exp(-x))) if np.isfinite(x) else 0.0 for x in best]

@@ -1,0 +1,21 @@
+"""Train the claim verifier (see grounding_app/engine/verifier/train.py)."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from grounding_app.engine.verifier import train
+
+
+class Command(BaseCommand):
+    help = "Train the cross-encoder claim verifier on shared/data/grounding (resumable)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("args", nargs="*", help="options of the trainer, e.g. --epochs 1")
+
+    def run_from_argv(self, argv: list[str]) -> None:
+        # The trainer owns its options; pass them through untouched.
+        train.main(argv[2:])
+
+    def handle(self, *args: str, **options: object) -> None:
+        train.main(list(args))
