@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 # No model hub is reachable: make a missing local file fail at once instead of after
@@ -64,6 +65,10 @@ INSTALLED_APPS = [
     "grounding_app.api",
     "grounding_app.accounts",
     "grounding_app.evaluation",
+    "grounding_app.reviews",
+    "django_htmx",
+    "template_partials",
+    "csp",
 ]
 
 MIDDLEWARE = [
@@ -74,6 +79,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
 ]
 
 ROOT_URLCONF = "grounding_app.urls"
@@ -132,6 +139,25 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 # The API accepts requests up to 16 MiB (200 facts of 10,000 characters fit easily);
 # anything larger is answered with 413 before it is read.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
+
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "reviews:list"
+LOGOUT_REDIRECT_URL = "accounts:login"
+
+# Pages load scripts only from our own static files (vendored htmx included), with a
+# per-request nonce; nothing may frame them. The search-suggestions document sets its
+# own sandboxing policy (grounding_app.reviews.views.SUGGESTIONS_CSP).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        "frame-src": [SELF],
+    }
+}
 
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG

@@ -1,0 +1,252 @@
+"""Forms of the review pages: a new check, an import, and the list's filters.
+
+A new check is validated by the API's own request parser (`parse_check_request`), so
+the page and the API accept exactly the same answers, facts and thresholds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.core.files.uploadedfile import UploadedFile
+
+from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
+from grounding_app.formats.check_grounding import (
+    FormatError,
+    decode_json_body,
+    parse_check_request,
+)
+from grounding_app.formats.imports import MAX_IMPORT_BYTES
+from grounding_app.reviews.models import Review
+from grounding_app.reviews.services import ReviewFilter
+
+FACT_ROWS = 3  # blank fact rows on a fresh form: the no-JavaScript way to enter facts
+ATTRIBUTE_PAIRS = 2  # blank attribute pairs per fact row
+
+# Row fields: fact-<i>-text, fact-<i>-key-<j>, fact-<i>-value-<j>. The numbers only order
+# and group the rows (JavaScript leaves gaps when rows are removed).
+_ROW_FIELD = re.compile(r"fact-(\d{1,4})-(text|key-(\d{1,3})|value-(\d{1,3}))")
+_FACT_PATH = re.compile(r"facts\[(\d+)\]")
+
+
+@dataclass
+class AttributeRow:
+    key: str = ""
+    value: str = ""
+
+
+@dataclass
+class FactRow:
+    text: str = ""
+    attributes: list[AttributeRow] = field(default_factory=list)
+
+    def is_blank(self) -> bool:
+        return not self.text.strip() and not any(
+            a.key.strip() or a.value.strip() for a in self.attributes
+        )
+
+
+def rows_from_post(data: Any) -> list[FactRow]:
+    """The fact rows a form post holds (`fact-<i>-text`, `fact-<i>-key-<j>`, ...), in order."""
+    texts: dict[int, str] = {}
+    pairs: dict[int, dict[int, AttributeRow]] = {}
+    for name in data:
+        match = _ROW_FIELD.fullmatch(name)
+        if match is None:
+            continue
+        row = int(match[1])
+        if match[2] == "text":
+            texts[row] = data.get(name, "")
+            continue
+        pair = int(match[3] or match[4])
+        attribute = pairs.setdefault(row, {}).setdefault(pair, AttributeRow())
+        if match[3] is not None:
+            attribute.key = data.get(name, "")
+        else:
+            attribute.value = data.get(name, "")
+    return [
+        FactRow(texts.get(row, ""), [pairs.get(row, {})[j] for j in sorted(pairs.get(row, {}))])
+        for row in sorted(set(texts) | set(pairs))
+    ]
+
+
+def padded(rows: list[FactRow]) -> list[FactRow]:
+    """Rows to show again: the filled ones, then blank ones to reach the fresh-form count."""
+    shown = [
+        FactRow(row.text, [a for a in row.attributes if a.key.strip() or a.value.strip()])
+        for row in rows
+        if not row.is_blank()
+    ]
+    shown += [FactRow() for _ in range(max(FACT_ROWS - len(shown), 1))]
+    for row in shown:
+        row.attributes += [AttributeRow() for _ in range(ATTRIBUTE_PAIRS - len(row.attributes))]
+    return shown
+
+
+def _row_facts(rows: list[FactRow]) -> tuple[list[dict[str, Any]], list[str]]:
+    facts: list[dict[str, Any]] = []
+    errors: list[str] = []
+    for row in rows:
+        if row.is_blank():
+            continue
+        number = len(facts) + 1
+        attributes: dict[str, str] = {}
+        for pair in row.attributes:
+            key = pair.key.strip()
+            if not key and pair.value.strip():
+                errors.append(f"Fact {number}: the attribute value {pair.value!r} has no name.")
+            elif key in attributes:
+                errors.append(f"Fact {number}: the attribute {key!r} is given twice.")
+            elif key:
+                attributes[key] = pair.value
+        if not row.text.strip():
+            errors.append(f"Fact {number}: the fact text is empty.")
+        facts.append({"factText": row.text.replace("\r\n", "\n"), "attributes": attributes})
+    return facts, errors
+
+
+class NewReviewForm(forms.Form):
+    answer = forms.CharField(
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 8, "dir": "auto", "spellcheck": "false"}),
+        help_text="The model's answer, exactly as it was given.",
+    )
+    citation_threshold = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        initial=DEFAULT_CITATION_THRESHOLD,
+        widget=forms.NumberInput(attrs={"step": "0.05"}),
+        help_text="Higher gives fewer but stronger citations.",
+    )
+    facts_json = forms.CharField(
+        required=False,
+        label="Or paste a JSON array of facts",
+        widget=forms.Textarea(
+            attrs={
+                "rows": 4,
+                "spellcheck": "false",
+                "placeholder": '[{"factText": "…", "attributes": {"author": "…"}}]',
+            }
+        ),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rows = rows_from_post(self.data) if self.is_bound else []
+
+    def display_rows(self) -> list[FactRow]:
+        return padded(self.rows)
+
+    def blank_row(self) -> FactRow:
+        """The row that JavaScript's "Add fact" copies."""
+        return padded([])[0]
+
+    def clean_answer(self) -> str:
+        return self.cleaned_data["answer"].replace("\r\n", "\n")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        facts, errors = _row_facts(self.rows)
+        for error in errors:
+            self.add_error(None, error)
+        facts_from_json = bool(data.get("facts_json", "").strip())
+        if facts_from_json:
+            try:
+                json_facts = decode_json_body(data["facts_json"].encode("utf-8"))
+            except FormatError as exc:
+                self.add_error("facts_json", exc.message)
+                return data
+            if facts:
+                self.add_error("facts_json", "Give the facts as rows or as JSON, not both at once.")
+                return data
+            facts = json_facts
+        if self.errors:
+            return data
+        wire = {
+            "answerCandidate": data["answer"],
+            "facts": facts,
+            "groundingSpec": {
+                "citationThreshold": data["citation_threshold"],
+                "enableClaimLevelScore": True,
+            },
+        }
+        try:
+            data["request"] = parse_check_request(wire)
+        except FormatError as exc:
+            self._format_error(exc, facts_from_json)
+        return data
+
+    def _format_error(self, exc: FormatError, facts_from_json: bool) -> None:
+        if exc.field.startswith("answerCandidate"):
+            self.add_error("answer", exc.message)
+        elif exc.field.startswith("groundingSpec"):
+            self.add_error("citation_threshold", exc.message)
+        elif facts_from_json:
+            where = exc.field.removeprefix("facts")
+            self.add_error("facts_json", f"{where}: {exc.message}" if where else exc.message)
+        else:
+            where = _FACT_PATH.sub(lambda m: f"Fact {int(m[1]) + 1}", exc.field)
+            self.add_error(None, f"{where}: {exc.message}")
+
+
+class ImportForm(forms.Form):
+    payload = forms.CharField(
+        required=False,
+        strip=False,
+        label="Paste JSON",
+        widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}),
+    )
+    file = forms.FileField(required=False, label="Or upload a JSON file")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        upload: UploadedFile | None = data.get("file")
+        pasted = data.get("payload", "")
+        if upload is not None and pasted.strip():
+            raise forms.ValidationError("Paste JSON or upload a file, not both.")
+        if upload is not None:
+            if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
+                raise forms.ValidationError(
+                    f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB."
+                )
+            data["raw"] = upload.read()
+        elif pasted.strip():
+            data["raw"] = pasted
+        else:
+            raise forms.ValidationError("Paste JSON or choose a file to upload.")
+        return data
+
+
+class ReviewFilterForm(forms.Form):
+    q = forms.CharField(required=False, label="Search")
+    summary = forms.ChoiceField(
+        required=False, label="Verdict", choices=[("", "Any verdict"), *Review.Summary.choices]
+    )
+    source_format = forms.ChoiceField(
+        required=False, label="Source", choices=[("", "Any source"), *Review.Format.choices]
+    )
+    min_score = forms.FloatField(required=False, min_value=0.0, max_value=1.0, label="Score ≥")
+    max_score = forms.FloatField(required=False, min_value=0.0, max_value=1.0, label="Score ≤")
+    date_from = forms.DateField(
+        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def to_filter(self) -> ReviewFilter:
+        """The valid filters only: a mistyped score must not hide every review."""
+        self.is_valid()
+        data = {k: v for k, v in self.cleaned_data.items() if v not in (None, "")}
+        return ReviewFilter(
+            text=data.get("q", ""),
+            summary=data.get("summary", ""),
+            source_format=data.get("source_format", ""),
+            min_score=data.get("min_score"),
+            max_score=data.get("max_score"),
+            date_from=data.get("date_from"),
+            date_to=data.get("date_to"),
+        )

@@ -1,0 +1,52 @@
+"""The grounded-answer shape <-> plain JSON, for storing a review's result.
+
+A version number is stored with it so a later change of shape can migrate old rows
+instead of misreading them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
+
+VERSION = 1
+
+
+def grounded_to_json(grounded: GroundedAnswer) -> dict[str, Any]:
+    return {"version": VERSION, **asdict(grounded)}
+
+
+def _segment(data: dict[str, Any]) -> Segment:
+    return Segment(
+        part=data["part"],
+        start=data["start"],
+        end=data["end"],
+        text=data["text"],
+        source_indices=tuple(data["source_indices"]),
+        verdict=data["verdict"],
+        score=data["score"],
+        confidence=tuple(data["confidence"]),
+    )
+
+
+def _candidate(data: dict[str, Any]) -> Candidate:
+    return Candidate(
+        parts=tuple(data["parts"]),
+        segments=tuple(_segment(s) for s in data["segments"]),
+        sources=tuple(Source(**s) for s in data["sources"]),
+        support_score=data["support_score"],
+        web_search_queries=tuple(data["web_search_queries"]),
+        search_suggestion_uris=tuple(data["search_suggestion_uris"]),
+        search_entry_html=tuple(data["search_entry_html"]),
+        problems=tuple(Problem(**p) for p in data["problems"]),
+    )
+
+
+def grounded_from_json(data: dict[str, Any]) -> GroundedAnswer:
+    if data.get("version") != VERSION:
+        raise ValueError(f"unknown stored result version {data.get('version')!r}")
+    return GroundedAnswer(
+        format=data["format"], candidates=tuple(_candidate(c) for c in data["candidates"])
+    )

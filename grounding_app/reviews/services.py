@@ -1,0 +1,208 @@
+"""What the review views do, without HTTP: check, import, re-check, save, find, delete.
+
+Views stay thin: they turn forms into calls here and results into templates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from grounding_app.accounts.roles import ADMIN, has_role
+from grounding_app.engine import service as engine_service
+from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD, CheckRequest, Fact
+from grounding_app.formats.from_check import grounded_from_check
+from grounding_app.formats.grounded import GroundedAnswer
+from grounding_app.formats.imports import detect_and_parse
+from grounding_app.rendering.answer import RenderedCandidate, render_answer
+from grounding_app.reviews.models import Review
+from grounding_app.reviews.serialize import grounded_from_json, grounded_to_json
+
+
+def facts_to_json(facts: Iterable[Fact]) -> list[dict[str, Any]]:
+    return [{"factText": f.text, "attributes": dict(f.attributes)} for f in facts]
+
+
+def summarize(grounded: GroundedAnswer) -> tuple[str, float | None, int]:
+    """(summary verdict, support score, claim count) for filtering the list."""
+    segments = [s for c in grounded.candidates for s in c.segments]
+    supported = sum(s.verdict == "supported" for s in segments)
+    unsupported = sum(s.verdict == "unsupported" for s in segments)
+    if supported and not unsupported:
+        summary = Review.Summary.SUPPORTED
+    elif supported:
+        summary = Review.Summary.PARTIAL
+    elif unsupported:
+        summary = Review.Summary.UNSUPPORTED
+    else:
+        summary = Review.Summary.NO_VERDICT
+    score = grounded.candidates[0].support_score if grounded.candidates else None
+    return summary, score, len(segments)
+
+
+def _search_text(grounded: GroundedAnswer, facts: list[dict[str, Any]]) -> str:
+    pieces: list[str] = []
+    for candidate in grounded.candidates:
+        pieces.extend(candidate.parts)
+        pieces.extend(candidate.web_search_queries)
+        pieces.extend(s.title for s in candidate.sources if s.title)
+    pieces.extend(f["factText"] for f in facts)
+    return "\n".join(pieces)
+
+
+def save_review(
+    user: Any,
+    grounded: GroundedAnswer,
+    *,
+    source_format: str,
+    request: CheckRequest | None = None,
+    raw_payload: str = "",
+    engine_checked: bool = False,
+    rechecked_from: Review | None = None,
+) -> Review:
+    facts = facts_to_json(request.facts) if request else []
+    summary, score, count = summarize(grounded)
+    if request is not None:
+        answer = request.answer
+    else:
+        answer = "\n".join(grounded.candidates[0].parts) if grounded.candidates else ""
+    return Review.objects.create(
+        answer=answer,
+        facts=facts,
+        citation_threshold=request.citation_threshold if request else None,
+        source_format=source_format,
+        engine_checked=engine_checked,
+        raw_payload=raw_payload,
+        result=grounded_to_json(grounded),
+        support_score=score,
+        summary=summary,
+        claim_count=count,
+        search_text=_search_text(grounded, facts),
+        rechecked_from=rechecked_from,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+
+
+def check_and_save(
+    user: Any,
+    request: CheckRequest,
+    *,
+    source_format: str = Review.Format.MANUAL,
+    raw_payload: str = "",
+    rechecked_from: Review | None = None,
+) -> Review:
+    """Run our engine on `request` and save the outcome as a new review."""
+    response = engine_service.check(request)
+    return save_review(
+        user,
+        grounded_from_check(request, response),
+        source_format=source_format,
+        request=request,
+        raw_payload=raw_payload,
+        engine_checked=True,
+        rechecked_from=rechecked_from,
+    )
+
+
+def import_and_save(user: Any, raw: str | bytes) -> Review:
+    """Parse an imported payload and save it; raises ImportFormatError when it is bad.
+
+    A check-grounding request without a response is checked with our engine; any given
+    response (and every Gemini or agent output) is rendered as it came.
+    """
+    result = detect_and_parse(raw)
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    if result.grounded is None:
+        if result.request is None:  # the parser promises one or the other
+            raise ValueError("the import gave neither a request nor a grounded answer")
+        return check_and_save(
+            user, result.request, source_format=Review.Format.CHECK_GROUNDING, raw_payload=text
+        )
+    return save_review(
+        user,
+        result.grounded,
+        source_format=result.grounded.format,
+        request=result.request,
+        raw_payload=text,
+    )
+
+
+def stored_request(review: Review) -> CheckRequest | None:
+    """The check-grounding request behind a review, where it has one."""
+    if review.source_format not in (Review.Format.MANUAL, Review.Format.CHECK_GROUNDING):
+        return None
+    return CheckRequest(
+        answer=review.answer,
+        facts=tuple(Fact(f["factText"], dict(f["attributes"])) for f in review.facts),
+        citation_threshold=review.citation_threshold
+        if review.citation_threshold is not None
+        else DEFAULT_CITATION_THRESHOLD,
+        enable_claim_level_score=True,
+    )
+
+
+def recheck(user: Any, review: Review) -> Review:
+    request = stored_request(review)
+    if request is None:
+        raise ValueError("only reviews of a check-grounding request can be re-checked")
+    return check_and_save(
+        user,
+        request,
+        source_format=review.source_format,
+        raw_payload=review.raw_payload,
+        rechecked_from=review,
+    )
+
+
+def rendered(review: Review) -> tuple[RenderedCandidate, ...]:
+    return render_answer(grounded_from_json(review.result))
+
+
+def suggestion_html(review: Review, candidate: int, number: int) -> str | None:
+    """The untrusted search-suggestions HTML, exactly as imported, or None."""
+    candidates = review.result.get("candidates", [])
+    if not 0 <= candidate < len(candidates):
+        return None
+    htmls = candidates[candidate].get("search_entry_html", [])
+    return htmls[number] if 0 <= number < len(htmls) else None
+
+
+def can_delete(user: Any, review: Review) -> bool:
+    return review.created_by_id == user.pk or has_role(user, ADMIN)
+
+
+@dataclass(frozen=True)
+class ReviewFilter:
+    text: str = ""
+    summary: str = ""
+    source_format: str = ""
+    min_score: float | None = None
+    max_score: float | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+
+
+def find_reviews(f: ReviewFilter) -> QuerySet[Review]:
+    """Reviews matching every given filter, newest first."""
+    reviews = Review.objects.select_related("created_by").defer(
+        "result", "raw_payload", "search_text"
+    )
+    for word in f.text.split():
+        reviews = reviews.filter(Q(search_text__icontains=word))
+    if f.summary:
+        reviews = reviews.filter(summary=f.summary)
+    if f.source_format:
+        reviews = reviews.filter(source_format=f.source_format)
+    if f.min_score is not None:
+        reviews = reviews.filter(support_score__gte=f.min_score)
+    if f.max_score is not None:
+        reviews = reviews.filter(support_score__lte=f.max_score)
+    if f.date_from is not None:
+        reviews = reviews.filter(created_at__date__gte=f.date_from)
+    if f.date_to is not None:
+        reviews = reviews.filter(created_at__date__lte=f.date_to)
+    return reviews.order_by("-created_at", "-id")

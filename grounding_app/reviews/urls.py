@@ -1,0 +1,23 @@
+"""Routes of the review workbench, mounted under /reviews/."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from grounding_app.reviews import views
+
+app_name = "reviews"
+
+urlpatterns = [
+    path("", views.review_list, name="list"),
+    path("new/", views.review_new, name="new"),
+    path("import/", views.review_import, name="import"),
+    path("<uuid:public_id>/", views.review_detail, name="detail"),
+    path("<uuid:public_id>/recheck/", views.review_recheck, name="recheck"),
+    path("<uuid:public_id>/delete/", views.review_delete, name="delete"),
+    path(
+        "<uuid:public_id>/suggestions/<int:candidate>/<int:number>/",
+        views.review_suggestions,
+        name="suggestions",
+    ),
+]

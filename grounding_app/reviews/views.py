@@ -1,0 +1,149 @@
+"""Thin views of the review workbench; each declares its one access rule first.
+
+htmx requests get the result partial swapped into the page; the same forms posted
+without JavaScript get a full page (a redirect to the saved review on success).
+"""
+
+from __future__ import annotations
+
+from csp.decorators import csp_exempt
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import push_url, reswap, retarget
+
+from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
+from grounding_app.formats.imports import ImportFormatError
+from grounding_app.reviews import services
+from grounding_app.reviews.forms import ImportForm, NewReviewForm, ReviewFilterForm
+from grounding_app.reviews.models import Review
+
+reviewers = role_required(REVIEWER, ADMIN)
+
+PAGE_SIZE = 25
+
+# The search-suggestions document is Google's HTML, shown as is: it gets its own
+# sandboxed origin, no script, and only inline styles and images.
+SUGGESTIONS_CSP = (
+    "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; "
+    "style-src 'unsafe-inline'; img-src data: https:"
+)
+
+
+def _review_context(request: HttpRequest, review: Review) -> dict[str, object]:
+    return {
+        "review": review,
+        "candidates": services.rendered(review),
+        "can_delete": services.can_delete(request.user, review),
+        "can_recheck": services.stored_request(review) is not None,
+        # Pairs, not dicts: a template would read an attribute named "items" as the method.
+        "facts": [(f["factText"], list(f["attributes"].items())) for f in review.facts],
+    }
+
+
+def _saved(request: HttpRequest, review: Review) -> HttpResponse:
+    """After a save: the result partial for htmx, else a redirect to the permalink."""
+    if request.htmx:
+        response = render(request, "reviews/detail.html#result", _review_context(request, review))
+        return push_url(response, review.get_absolute_url())
+    return redirect(review)
+
+
+def _form_again(request: HttpRequest, template: str, context: dict[str, object]) -> HttpResponse:
+    """The form with its errors: swapped over the old form for htmx, else the full page."""
+    if request.htmx:
+        response = render(request, f"{template}#form", context)
+        return reswap(retarget(response, "#review-form"), "outerHTML")
+    return render(request, template, context)
+
+
+@reviewers
+@require_GET
+def review_list(request: HttpRequest) -> HttpResponse:
+    form = ReviewFilterForm(request.GET)
+    reviews = services.find_reviews(form.to_filter())
+    page = Paginator(reviews, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "form": form,
+        "page": page,
+        "query": query.urlencode(),
+        "is_admin": has_role(request.user, ADMIN),
+    }
+    template = "reviews/list.html#results" if request.htmx else "reviews/list.html"
+    return render(request, template, context)
+
+
+@reviewers
+@require_http_methods(["GET", "POST"])
+def review_new(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        return render(request, "reviews/new.html", {"form": NewReviewForm()})
+    form = NewReviewForm(request.POST)
+    if not form.is_valid():
+        return _form_again(request, "reviews/new.html", {"form": form})
+    return _saved(request, services.check_and_save(request.user, form.cleaned_data["request"]))
+
+
+@reviewers
+@require_http_methods(["GET", "POST"])
+def review_import(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        return render(request, "reviews/import.html", {"form": ImportForm()})
+    form = ImportForm(request.POST, request.FILES)
+    if form.is_valid():
+        try:
+            return _saved(request, services.import_and_save(request.user, form.cleaned_data["raw"]))
+        except ImportFormatError as exc:
+            form.add_error(None, f"{exc.field}: {exc.message}" if exc.field else exc.message)
+    return _form_again(request, "reviews/import.html", {"form": form})
+
+
+@reviewers
+@require_GET
+def review_detail(request: HttpRequest, public_id: str) -> HttpResponse:
+    review = get_object_or_404(Review.objects.select_related("created_by"), public_id=public_id)
+    return render(request, "reviews/detail.html", _review_context(request, review))
+
+
+@reviewers
+@require_POST
+def review_recheck(request: HttpRequest, public_id: str) -> HttpResponse:
+    review = get_object_or_404(Review, public_id=public_id)
+    if services.stored_request(review) is None:
+        raise Http404("this review has no check-grounding request to re-check")
+    new = services.recheck(request.user, review)
+    messages.success(request, "Re-checked with our engine; this is the new review.")
+    return redirect(new)
+
+
+@reviewers
+@require_POST
+def review_delete(request: HttpRequest, public_id: str) -> HttpResponse:
+    review = get_object_or_404(Review, public_id=public_id)
+    if not services.can_delete(request.user, review):
+        raise PermissionDenied("only the review's owner or an admin may delete it")
+    review.delete()
+    messages.success(request, "The review was deleted.")
+    return redirect("reviews:list")
+
+
+@reviewers
+@require_GET
+@csp_exempt()
+@xframe_options_sameorigin
+def review_suggestions(
+    request: HttpRequest, public_id: str, candidate: int, number: int
+) -> HttpResponse:
+    review = get_object_or_404(Review, public_id=public_id)
+    document = services.suggestion_html(review, candidate, number)
+    if document is None:
+        raise Http404("no such search-suggestions widget")
+    response = HttpResponse(document, content_type="text/html; charset=utf-8")
+    response["Content-Security-Policy"] = SUGGESTIONS_CSP
+    return response

@@ -1,0 +1,142 @@
+// Progressive enhancement for the review pages. Every page works without this file:
+// fact rows then come as a fixed number of blank rows, and forms post normally.
+// Loaded from our own origin under a strict CSP; it never builds HTML from strings.
+(function () {
+  "use strict";
+
+  document.documentElement.classList.add("js");
+
+  // --- Fact rows: add and remove facts and attribute pairs ------------------------
+
+  var PLACEHOLDERS = ["name", "id", "for", "data-index"];
+
+  function nextIndex(container) {
+    var n = Number(container.getAttribute("data-next-index") || "0");
+    container.setAttribute("data-next-index", String(n + 1));
+    return n;
+  }
+
+  // Copy a <template> and put the row numbers into its names and ids.
+  function instantiate(templateId, i, j) {
+    var template = document.getElementById(templateId);
+    var fragment = template.content.cloneNode(true);
+    fragment.querySelectorAll("*").forEach(function (el) {
+      PLACEHOLDERS.forEach(function (attr) {
+        var value = el.getAttribute(attr);
+        if (value !== null) {
+          el.setAttribute(attr, value.split("__i__").join(i).split("__j__").join(j));
+        }
+      });
+    });
+    return fragment;
+  }
+
+  function addFact(button) {
+    var rows = button.closest("form").querySelector(".fact-rows");
+    var i = nextIndex(rows);
+    rows.appendChild(instantiate("fact-row-template", i, 0));
+    var text = document.getElementById("fact-" + i + "-text");
+    if (text) text.focus();
+  }
+
+  function addAttribute(button) {
+    var row = button.closest(".fact-row");
+    var pairs = row.querySelector(".attr-rows");
+    pairs.appendChild(
+      instantiate("attribute-row-template", row.getAttribute("data-index"), nextIndex(pairs))
+    );
+    var inputs = pairs.querySelectorAll("input");
+    if (inputs.length) inputs[inputs.length - 2].focus();
+  }
+
+  var actions = {
+    "add-fact": addFact,
+    "remove-fact": function (button) { button.closest(".fact-row").remove(); },
+    "add-attribute": addAttribute,
+    "remove-attribute": function (button) { button.closest(".attr-row").remove(); },
+  };
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-action]");
+    if (button && actions[button.getAttribute("data-action")]) {
+      event.preventDefault();
+      actions[button.getAttribute("data-action")](button);
+    }
+  });
+
+  // --- Destructive forms ask first ------------------------------------------------
+
+  document.addEventListener(
+    "submit",
+    function (event) {
+      var message = event.target.getAttribute("data-confirm");
+      if (message && !window.confirm(message)) event.preventDefault();
+    },
+    true
+  );
+
+  // --- A failed htmx request says so where its result would have gone --------------
+
+  function showFailure(event, text) {
+    var target = event.detail && event.detail.target;
+    if (!target) return;
+    var message = document.createElement("p");
+    message.className = "errors";
+    message.setAttribute("role", "alert");
+    message.textContent = text;
+    target.replaceChildren(message);
+  }
+
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail.xhr ? event.detail.xhr.status : "?";
+    showFailure(event, "The server could not finish this request (HTTP " + status + "). Try again.");
+  });
+  document.addEventListener("htmx:sendError", function (event) {
+    showFailure(event, "The server could not be reached. Check the connection and try again.");
+  });
+
+  // --- Hovering or focusing a claim lights up the sources it cites -----------------
+
+  var lit = [];
+  var current = null;
+
+  function claimOf(el) {
+    return el && el.closest ? el.closest("[data-claims], [data-claim], .claim-row") : null;
+  }
+
+  function claimAnchors(el) {
+    if (el.hasAttribute("data-claims")) return el.getAttribute("data-claims").split(" ");
+    if (el.hasAttribute("data-claim")) return [el.getAttribute("data-claim")];
+    return [el.id];
+  }
+
+  function light(el, cls) {
+    if (el) {
+      el.classList.add(cls);
+      lit.push([el, cls]);
+    }
+  }
+
+  function show(target) {
+    var claim = claimOf(target);
+    if (claim === current) return;
+    current = claim;
+    lit.forEach(function (pair) { pair[0].classList.remove(pair[1]); });
+    lit = [];
+    if (!claim) return;
+    claimAnchors(claim).forEach(function (anchor) {
+      var row = document.getElementById(anchor);
+      if (!row) return;
+      light(row, "is-active");
+      document.querySelectorAll('[data-claims~="' + CSS.escape(anchor) + '"]').forEach(function (span) {
+        light(span, "is-active");
+      });
+      (row.getAttribute("data-sources") || "").split(" ").forEach(function (id) {
+        if (id) light(document.getElementById(id), "is-cited");
+      });
+    });
+  }
+
+  document.addEventListener("mouseover", function (event) { show(event.target); });
+  document.addEventListener("focusin", function (event) { show(event.target); });
+})();

@@ -1,0 +1,43 @@
+"""Fixtures shared across the test tree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from grounding_app.engine.encoders import HashingEncoder
+from grounding_app.engine.judges import FeatureJudge
+from grounding_app.engine.pipeline import GroundingEngine
+
+# Weights of the eight judge features for an instant, deterministic engine: claims that
+# share most words with a fact are supported, others are not. For tests of the layers
+# around the engine, where the exact verdicts do not matter.
+FAKE_JUDGE_WEIGHTS = (6.0, 0.0, 4.0, 1.0, -6.0, -3.0, -3.0, 0.0)
+FAKE_JUDGE_BIAS = -7.0
+
+
+@pytest.fixture
+def fake_engine(monkeypatch: pytest.MonkeyPatch) -> GroundingEngine:
+    """Make `engine.service.check` use a hashing encoder instead of loading the model."""
+    encoder = HashingEncoder()
+    engine = GroundingEngine(encoder, FeatureJudge(encoder, FAKE_JUDGE_WEIGHTS, FAKE_JUDGE_BIAS))
+    monkeypatch.setattr("grounding_app.engine.service._engine", engine)
+    return engine
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., object]:
+    """Create a user holding the given role group ("" for none; "superuser" for one)."""
+    from django.contrib.auth.models import Group, User
+
+    def make(role: str = "reviewer", username: str | None = None) -> User:
+        name = username or f"{role or 'outsider'}-{User.objects.count()}"
+        if role == "superuser":
+            return User.objects.create_superuser(name, password="pw-for-tests-only")
+        user = User.objects.create_user(name, password="pw-for-tests-only")
+        if role:  # get_or_create: transactional tests flush the migration's groups
+            user.groups.add(Group.objects.get_or_create(name=role)[0])
+        return user
+
+    return make
