@@ -28,6 +28,10 @@ def parse_example(line: str, where: str) -> Example:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{where}: not JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise DatasetError(f"{where}: not JSON (nested too deeply)") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise DatasetError(f"{where}: not JSON ({exc})") from exc
     if not isinstance(data, dict):
         raise DatasetError(f"{where}: expected an object")
     facts_raw = data.get("facts")

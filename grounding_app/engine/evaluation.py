@@ -7,6 +7,7 @@ score is the lowest claim score (the weakest link), 1.0 when nothing needs a che
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections import defaultdict
@@ -53,6 +54,21 @@ def predict(
         score=score,
         seconds=elapsed,
     )
+
+
+def sample_per_source(examples: Iterable[Example], n: int, seed: int = 0) -> list[Example]:
+    """At most n examples of each source, drawn with a fixed seed, in file order."""
+    by_source: dict[str, list[int]] = defaultdict(list)
+    items = list(examples)
+    for i, example in enumerate(items):
+        by_source[example.source].append(i)
+    rng = random.Random(seed)
+    keep = {
+        i
+        for source in sorted(by_source)
+        for i in rng.sample(by_source[source], min(n, len(by_source[source])))
+    }
+    return [e for i, e in enumerate(items) if i in keep]
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,51 @@ def names(text: str) -> set[str]:
     return found
 
 
+# Openings that make a sentence lean on the one before it ("It was released in 1997.").
+_REFERRING = frozenset(
+    "it its he him his she her they them their this that these those there such the both"
+    " former latter".split()
+)
+
+
+def refers_back(sentence: str) -> bool:
+    """Whether the sentence needs the answer's previous sentences to be read correctly."""
+    first = words(sentence)[:1]
+    return bool(first) and first[0].lower() in _REFERRING
+
+
+_PRONOUNS = {
+    "it": "",
+    "he": "",
+    "she": "",
+    "they": "",
+    "its": "'s",
+    "his": "'s",
+    "her": "'s",
+    "their": "'s",
+}
+_SUBJECT = re.compile(r"^(?:The\s+)?(?:[A-Z][\w'\u2019.&-]*\s+){0,3}[A-Z][\w'\u2019.&-]*")
+
+
+def resolve_reference(claim: str, context: str) -> str | None:
+    """'It won 11 awards.' after 'Titanic is a film.' -> 'Titanic won 11 awards.'
+
+    Only a leading personal or possessive pronoun is replaced, by the name phrase that
+    opens the last context sentence; None when there is no such pair to rely on.
+    """
+    first = claim.split(maxsplit=1)
+    if len(first) < 2 or first[0].lower() not in _PRONOUNS or not context:
+        return None
+    last = re.split(r"(?<=[.!?])\s+", context.strip())[-1]
+    subject = _SUBJECT.match(last)
+    if not subject or subject.group().lower() in STOPWORDS:
+        return None
+    name = subject.group().strip()
+    if words(name)[0].lower() in _PRONOUNS:
+        return None
+    return f"{name}{_PRONOUNS[first[0].lower()]} {first[1]}"
+
+
 def has_negation(text: str) -> bool:
     lowered = text.lower().replace("\u2019", "'")
     return any(w in NEGATIONS for w in re.findall(r"[a-z]+(?:'[a-z]+)?", lowered)) or (

@@ -77,3 +77,43 @@ def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> tuple[floa
             below_neg += 1 - ordered[i][1]
             i += 1
     return best
+
+
+@dataclass(frozen=True)
+class ReliabilityBin:
+    low: float
+    high: float
+    count: int
+    mean_score: float  # 0 when empty
+    supported_rate: float  # 0 when empty
+
+
+def reliability_bins(
+    labels: Sequence[int], scores: Sequence[float], n_bins: int = 10
+) -> list[ReliabilityBin]:
+    """Equal-width bins of predicted probability with the observed supported rate."""
+    sums = [[0, 0.0, 0] for _ in range(n_bins)]
+    for label, score in zip(labels, scores, strict=True):
+        index = min(int(score * n_bins), n_bins - 1)
+        sums[index][0] += 1
+        sums[index][1] += score
+        sums[index][2] += label
+    return [
+        ReliabilityBin(
+            low=i / n_bins,
+            high=(i + 1) / n_bins,
+            count=count,
+            mean_score=total / count if count else 0.0,
+            supported_rate=positives / count if count else 0.0,
+        )
+        for i, (count, total, positives) in enumerate(sums)
+    ]
+
+
+def expected_calibration_error(
+    labels: Sequence[int], scores: Sequence[float], n_bins: int = 10
+) -> float:
+    """Count-weighted mean gap between confidence and accuracy over the bins."""
+    bins = reliability_bins(labels, scores, n_bins)
+    n = sum(b.count for b in bins)
+    return sum(b.count * abs(b.mean_score - b.supported_rate) for b in bins) / n if n else 0.0

@@ -17,7 +17,7 @@ import numpy as np
 from grounding_app.engine.claims import needs_grounding_check, split_sentences, strip_list_marker
 from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
-from grounding_app.engine.lexical import content_stems
+from grounding_app.engine.lexical import content_stems, refers_back
 from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
 
@@ -36,7 +36,8 @@ class Settings:
 @dataclass
 class _Candidate:
     facts: tuple[int, ...]
-    passages: tuple[Passage, ...]  # best match first
+    passages: tuple[Passage, ...]  # best match first; what may be cited
+    leads: tuple[Passage, ...] = ()  # the facts' opening passages, read for their topic
 
 
 @dataclass
@@ -142,6 +143,9 @@ class GroundingEngine:
 
     @staticmethod
     def _context(texts: Sequence[str], required: Sequence[bool], index: int) -> str:
+        """The checked sentences before a claim that refers back ("It ...", "The film ...")."""
+        if not refers_back(texts[index]):
+            return ""
         before = [texts[j] for j in range(index) if required[j]]
         return " ".join(before[-CONTEXT_SENTENCES:])
 
@@ -178,8 +182,10 @@ class GroundingEngine:
             candidates.append(options)
             query = ClaimInContext(claims[claim_id], contexts[claim_id])
             for option in options:
+                # A claim that refers back is about the fact's topic: show its opening.
+                shown = option.passages + (option.leads if contexts[claim_id] else ())
                 evidence = Evidence(
-                    passages=tuple(p.text for p in sorted(option.passages, key=_position)),
+                    passages=tuple(p.text for p in sorted(shown, key=_position)),
                     attributes=_merge_attributes(request.facts, option.facts),
                 )
                 pairs.append((query, evidence))
@@ -234,10 +240,16 @@ class GroundingEngine:
                 if r >= top - settings.passage_margin
             ]
             passages = tuple(index.passages[p] for p in keep)
-            options.append(_Candidate((fact,), passages))
+            lead = index.passages[index.lead[fact]]
+            leads = () if lead in passages else (lead,)
+            options.append(_Candidate((fact,), passages, leads))
         if len(options) >= 2:
             first, second = options[0], options[1]
             options.append(
-                _Candidate(first.facts + second.facts, first.passages[:2] + second.passages[:2])
+                _Candidate(
+                    first.facts + second.facts,
+                    first.passages[:2] + second.passages[:2],
+                    first.leads + second.leads,
+                )
             )
         return options

@@ -67,6 +67,11 @@ class PassageIndex:
         self.passages: list[Passage] = [
             p for i, fact in enumerate(facts) for p in split_fact(i, fact.text)
         ]
+        # Each fact's opening passage usually names what the fact is about ("Titanic is a
+        # 1997 ... movie"); later passages say "The movie ...".
+        self.lead: dict[int, int] = {}
+        for i, passage in enumerate(self.passages):
+            self.lead.setdefault(passage.fact, i)
         self._bm25: bm25s.BM25 | None = None
         if len(self.passages) > DENSE_ONLY_LIMIT:
             tokens = [content_stems(p.text) or ["\x00empty"] for p in self.passages]

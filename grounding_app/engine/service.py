@@ -35,7 +35,7 @@ def set_default_engine(engine: GroundingEngine | None) -> None:
 
 def judge_name() -> str:
     """GROUNDING_JUDGE picks the judge: 'verifier' (trained, default) or 'features'."""
-    return os.environ.get("GROUNDING_JUDGE", "features")
+    return os.environ.get("GROUNDING_JUDGE", "verifier")
 
 
 def is_ready() -> bool:

@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.engine.metrics import best_threshold, binary_report, roc_auc
+from grounding_app.engine.metrics import (
+    best_threshold,
+    binary_report,
+    expected_calibration_error,
+    reliability_bins,
+    roc_auc,
+)
 
 
 @pytest.mark.parametrize(
@@ -33,3 +39,14 @@ def test_best_threshold_separates_when_possible():
     threshold, accuracy = best_threshold([0, 0, 1, 1], [0.1, 0.2, 0.7, 0.9])
     assert accuracy == 1.0 and 0.2 < threshold <= 0.7
     assert best_threshold([1, 1], [0.3, 0.4]) == (0.5, 0.5)
+
+
+def test_reliability_bins_and_ece():
+    labels = [0, 0, 1, 1, 1]
+    scores = [0.05, 0.15, 0.85, 0.95, 0.95]
+    bins = reliability_bins(labels, scores, n_bins=10)
+    assert [b.count for b in bins] == [1, 1, 0, 0, 0, 0, 0, 0, 1, 2]
+    assert bins[9].supported_rate == 1.0 and bins[9].mean_score == pytest.approx(0.95)
+    ece = expected_calibration_error(labels, scores)
+    assert ece == pytest.approx((0.05 + 0.15 + 0.15 + 0.05 * 2) / 5)
+    assert expected_calibration_error([1], [1.0]) == 0.0

@@ -55,7 +55,7 @@ def change_number(pair: Pair, rng: random.Random) -> Pair | None:
 
 
 def swap_name(pair: Pair, other_names: list[str], rng: random.Random) -> Pair | None:
-    names = [m for m in _NAME.finditer(pair.claim) if m.start() > 0]
+    names = list(_NAME.finditer(pair.claim))
     candidates = [n for n in other_names if n.lower() not in pair.evidence.lower()]
     if not names or not candidates:
         return None

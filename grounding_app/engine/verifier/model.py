@@ -19,6 +19,7 @@ import numpy as np
 
 from grounding_app.engine.encoders import Encoder, bundled_minilm_path
 from grounding_app.engine.judges import ClaimInContext, Evidence
+from grounding_app.engine.lexical import compare, resolve_reference
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "data" / "verifier"
 MAX_LENGTH = 128
@@ -26,9 +27,16 @@ MAX_CLAIM_TOKENS = 56
 
 
 def claim_text(claim: ClaimInContext) -> str:
-    """The first segment the model reads; context first so the claim is never cut."""
+    """The first segment the model reads; context first so the claim is never cut.
+
+    A leading pronoun that the context resolves is replaced by its name, which reads like
+    the self-contained claims most training pairs have.
+    """
     if not claim.context:
         return claim.claim
+    resolved = resolve_reference(claim.claim, claim.context)
+    if resolved is not None:
+        return resolved
     return f"{claim.context} >> {claim.claim}"
 
 
@@ -37,6 +45,11 @@ class VerifierConfig:
     max_length: int = MAX_LENGTH
     temperature: float = 1.0
     bias: float = 0.0
+    # SPEC §1: a claim with a number or a name the evidence lacks is only partly true.
+    # The model misses some of these (one swapped name in a list), so such claims pay a
+    # fixed price in logits; chosen on dev, where it costs < 0.01 balanced accuracy.
+    missing_number_penalty: float = 0.0
+    missing_name_penalty: float = 0.0
 
     @classmethod
     def load(cls, directory: Path) -> VerifierConfig:
@@ -45,6 +58,8 @@ class VerifierConfig:
             max_length=int(data["max_length"]),
             temperature=float(data["temperature"]),
             bias=float(data["bias"]),
+            missing_number_penalty=float(data.get("missing_number_penalty", 0.0)),
+            missing_name_penalty=float(data.get("missing_name_penalty", 0.0)),
         )
 
 
@@ -170,4 +185,8 @@ class CrossEncoderJudge:
             logits = (self.logits(claims, texts) + self.config.bias) / self.config.temperature
             for index, logit in zip(owner, logits, strict=True):
                 best[index] = max(best[index], logit)
+        for index, (claim, evidence) in enumerate(pairs):
+            lexical = compare(claim.claim, evidence.text)
+            best[index] -= self.config.missing_number_penalty * (lexical.missing_numbers > 0)
+            best[index] -= self.config.missing_name_penalty * min(lexical.missing_names, 3)
         return [float(1.0 / (1.0 + np.exp(-x))) if np.isfinite(x) else 0.0 for x in best]

@@ -11,7 +11,12 @@ from tqdm import tqdm
 
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, default_engine
 from grounding_app.engine.dataset import DatasetError, read_examples
-from grounding_app.engine.evaluation import format_table, predict, summarise
+from grounding_app.engine.evaluation import (
+    format_table,
+    predict,
+    sample_per_source,
+    summarise,
+)
 from grounding_app.engine.pipeline import GroundingEngine
 
 
@@ -24,6 +29,12 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
         parser.add_argument("--threshold", type=float, default=DEFAULT_CITATION_THRESHOLD)
         parser.add_argument("--limit", type=int, default=0, help="first N examples per file")
+        parser.add_argument(
+            "--per-source",
+            type=int,
+            default=0,
+            help="a seeded random sample of at most N examples of each source (quick runs)",
+        )
         parser.add_argument(
             "--judge",
             action="append",
@@ -55,6 +66,8 @@ class Command(BaseCommand):
                     raise CommandError(str(exc)) from exc
                 if limit:
                     examples = examples[:limit]
+                if options["per_source"]:
+                    examples = sample_per_source(examples, int(options["per_source"]))  # type: ignore[arg-type]
                 for name, engine in engines.items():
                     label = path.name if len(engines) == 1 else f"{path.name} [{name}]"
                     predictions = []
