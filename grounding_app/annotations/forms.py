@@ -1,0 +1,173 @@
+"""Forms of the annotation pages: project settings, imports, labels, adjudication.
+
+Labels arrive as plain form fields named per claim (`label-<id>`, `cite-<id>`,
+`note-<id>`), the same whether the page posts the whole form (no JavaScript, or the
+final submit) or the script saves one claim's draft, so both go through
+`claim_states`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import UploadedFile
+from django.db.models import Q, QuerySet
+
+from grounding_app.accounts.roles import ROLES
+from grounding_app.annotations.labelset import LabelSetError, build_label_set
+from grounding_app.annotations.models import ClaimLabel, ItemClaim, LabelingProject
+from grounding_app.annotations.services import ClaimState
+from grounding_app.formats.imports import MAX_IMPORT_BYTES
+
+MAX_NOTE_CHARS = 2000
+
+
+def people() -> QuerySet[Any]:
+    """Active users holding any workbench role: the people who can be assigned."""
+    return (
+        get_user_model()
+        .objects.filter(Q(groups__name__in=ROLES) | Q(is_superuser=True), is_active=True)
+        .distinct()
+        .order_by("username")
+    )
+
+
+class ProjectForm(forms.ModelForm):
+    extra_labels = forms.CharField(
+        required=False,
+        label="Extra labels",
+        widget=forms.Textarea(
+            attrs={"rows": 3, "placeholder": "Partially supported\nContradicted"}
+        ),
+        help_text="One per line, after supported / unsupported / no check needed (at most 6).",
+    )
+    annotators = forms.ModelMultipleChoiceField(
+        queryset=people(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Only these people see the project and get its items.",
+    )
+
+    class Meta:
+        model = LabelingProject
+        fields = ("name", "instructions", "extra_labels", "overlap", "blind", "annotators")
+        widgets = {"instructions": forms.Textarea(attrs={"rows": 4})}
+        labels = {"overlap": "Overlap (k)", "blind": "Blind mode"}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["annotators"].queryset = people()
+        if self.instance.pk:
+            self.initial["extra_labels"] = "\n".join(self.instance.extra_labels)
+
+    def clean_extra_labels(self) -> list[str]:
+        names = [" ".join(line.split()) for line in self.cleaned_data["extra_labels"].splitlines()]
+        names = [name for name in names if name]
+        try:
+            labels = build_label_set(names)
+        except LabelSetError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        if self.instance.pk:
+            kept = {label.key for label in labels}
+            in_use = (
+                ClaimLabel.objects.filter(claim__item__project=self.instance)
+                .exclude(label__in=kept)
+                .exclude(label="")
+                .values_list("label", flat=True)
+                .distinct()
+            )
+            dropped = sorted(self.instance.label_name(key) for key in in_use)
+            if dropped:
+                raise forms.ValidationError(
+                    f"Labels already given cannot be removed: {', '.join(dropped)}."
+                )
+        return names
+
+
+def _upload_or_paste(data: dict[str, Any], required: bool) -> str | bytes | None:
+    upload: UploadedFile | None = data.get("file")
+    pasted = data.get("payload", "")
+    if upload is not None and pasted.strip():
+        raise forms.ValidationError("Paste JSONL or upload a file, not both.")
+    if upload is not None:
+        if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
+            raise forms.ValidationError(
+                f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB."
+            )
+        return upload.read()
+    if pasted.strip():
+        return pasted
+    if required:
+        raise forms.ValidationError("Paste JSONL or choose a file to upload.")
+    return None
+
+
+class ItemsFields(forms.Form):
+    payload = forms.CharField(
+        required=False,
+        strip=False,
+        label="Paste JSONL",
+        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
+        help_text="One item per line: the shared grounding schema, or any payload the review "
+        "import reads (check-grounding request, Gemini response, agent output).",
+    )
+    file = forms.FileField(required=False, label="Or upload a .jsonl file")
+
+
+class NewProjectForm(ProjectForm, ItemsFields):
+    """Settings plus, optionally, the first items; reviews can be sent to it later too."""
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        data["raw"] = _upload_or_paste(data, required=False)
+        return data
+
+
+class ImportItemsForm(ItemsFields):
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        data["raw"] = _upload_or_paste(data, required=True)
+        return data
+
+
+class SendReviewForm(forms.Form):
+    project = forms.ModelChoiceField(queryset=LabelingProject.objects.none())
+
+    def __init__(self, *args: Any, projects: QuerySet[LabelingProject], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["project"].queryset = projects
+
+
+def claim_states(
+    data: Any, claims: Iterable[ItemClaim], project: LabelingProject, fact_count: int
+) -> dict[int, ClaimState]:
+    """The posted state of each given claim; raises ValidationError on a foreign value."""
+    keys = project.label_keys
+    states = {}
+    for claim in claims:
+        label = data.get(f"label-{claim.pk}", "")
+        if label and label not in keys:
+            raise forms.ValidationError(f"“{label}” is not a label of this project.")
+        cited: set[int] = set()
+        for value in data.getlist(f"cite-{claim.pk}"):
+            if not value.isdigit() or int(value) >= fact_count:
+                raise forms.ValidationError(f"There is no fact {value!r} to cite.")
+            cited.add(int(value))
+        note = data.get(f"note-{claim.pk}", "").replace("\r\n", "\n")
+        if len(note) > MAX_NOTE_CHARS:
+            raise forms.ValidationError(f"A note may be at most {MAX_NOTE_CHARS} characters.")
+        states[claim.pk] = ClaimState(label, tuple(sorted(cited)), note)
+    return states
+
+
+class AdjudicateForm(forms.Form):
+    label = forms.ChoiceField(required=False)
+
+    def __init__(self, *args: Any, project: LabelingProject, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["label"].choices = [("", "— use the majority —")] + [
+            (label.key, label.name) for label in project.labels
+        ]

@@ -1,0 +1,186 @@
+"""Items to label from JSONL lines, with the model's verdict on every claim (no Django).
+
+Each non-blank line is one item, in one of four shapes:
+
+- the shared grounding schema, `{id, source?, facts: [{text, attributes}], claim,
+  label?}` (recognised by its `claim` key): the claim is the answer to label and the
+  dataset's label is kept in the item's `meta` as `reference_label`;
+- any payload `formats.imports.detect_and_parse` reads: a check-grounding request
+  (with or without its response), a Gemini `GenerateContentResponse` or an agent
+  session output. Gemini and agent answers bring no facts, so their sources (chunk
+  text, else title or URI, with title/uri/domain as attributes) stand in for them.
+
+Every item goes through the API's own request validation (fact count and length,
+answer length), then our engine: its sentences are the claims (UTF-8 byte spans into
+the answer), and its verdict, score and cited facts per claim are stored once, at
+import, so agreement pages never wait for the model. Claims that need no check are
+kept; people label them too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from grounding_app.engine import service as engine_service
+from grounding_app.engine.dataset import DatasetError, parse_example
+from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
+from grounding_app.formats.check_grounding import (
+    FormatError,
+    parse_check_request,
+    request_to_json,
+)
+from grounding_app.formats.from_check import grounded_from_check
+from grounding_app.formats.grounded import GroundedAnswer
+from grounding_app.formats.imports import MAX_IMPORT_BYTES, decode_import, detect_and_parse
+
+MAX_IMPORT_ITEMS = 2000  # the engine runs on each during the request
+MAX_PROBLEMS_SHOWN = 20
+
+Check = Callable[[CheckRequest], CheckResponse]
+
+
+@dataclass(frozen=True)
+class ItemSource:
+    """What an item is made of, before the engine has seen it."""
+
+    answer: str
+    facts: tuple[Fact, ...]
+    external_id: str = ""
+    source: str = ""  # the dataset's source, or the wire format it came in
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelClaim:
+    index: int
+    start: int  # UTF-8 byte offsets into the answer, end exclusive
+    end: int
+    text: str
+    check_required: bool
+    verdict: str  # supported / unsupported / no_check
+    score: float | None
+    cited_facts: tuple[int, ...]  # indices into the item's facts
+
+
+@dataclass(frozen=True)
+class CheckedItem:
+    source: ItemSource
+    claims: tuple[ModelClaim, ...]
+
+
+class ImportProblems(ValueError):
+    """Every line that could not be read; nothing is imported when there is one."""
+
+    def __init__(self, problems: list[str]) -> None:
+        shown = problems[:MAX_PROBLEMS_SHOWN]
+        if len(problems) > len(shown):
+            shown.append(f"… and {len(problems) - len(shown)} more.")
+        super().__init__("; ".join(shown))
+        self.problems = shown
+
+
+def validated(source: ItemSource) -> ItemSource:
+    """The item when the check-grounding API would accept it; raises FormatError if not."""
+    if not source.answer.strip():
+        raise FormatError("answerCandidate", "the answer is empty; there is nothing to label.")
+    parse_check_request(request_to_json(CheckRequest(source.answer, source.facts)))
+    return source
+
+
+def from_grounded(grounded: GroundedAnswer) -> tuple[str, tuple[Fact, ...]]:
+    """The first candidate's text and its sources as facts (Gemini and agent answers)."""
+    if not grounded.candidates:
+        raise FormatError("candidates", "the answer has no candidate to label.")
+    candidate = grounded.candidates[0]
+    facts = []
+    for source in candidate.sources:
+        attributes = {
+            key: value
+            for key, value in (
+                ("title", source.title),
+                ("uri", source.uri),
+                ("domain", source.domain),
+            )
+            if value
+        }
+        attributes.update(source.metadata)
+        facts.append(Fact(source.text or source.title or source.uri, attributes))
+    return "\n".join(candidate.parts), tuple(facts)
+
+
+def parse_line(line: str, number: int) -> ItemSource:
+    """One JSONL line as an item; raises FormatError or DatasetError saying what is wrong."""
+    data = decode_import(line)  # strict JSON, bounded depth, no lone surrogates
+    if isinstance(data, dict) and "claim" in data:
+        example = parse_example(line, f"line {number}")
+        meta = {} if example.label is None else {"reference_label": example.label}
+        return validated(ItemSource(example.claim, example.facts, example.id, example.source, meta))
+    result = detect_and_parse(line)
+    if result.request is not None:
+        answer, facts = result.request.answer, result.request.facts
+    else:
+        assert result.grounded is not None  # the parser promises one or the other
+        answer, facts = from_grounded(result.grounded)
+    return validated(ItemSource(answer, facts, source=result.kind))
+
+
+def parse_jsonl(raw: str | bytes) -> list[ItemSource]:
+    """Every item in a JSONL upload; raises ImportProblems listing each bad line."""
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_IMPORT_BYTES:
+            raise ImportProblems([f"the file is larger than {MAX_IMPORT_BYTES:,} bytes."])
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ImportProblems([f"the file is not UTF-8: byte {exc.start} is not."]) from exc
+    items: list[ItemSource] = []
+    problems: list[str] = []
+    for number, line in enumerate(raw.removeprefix("\ufeff").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(parse_line(line, number))
+        except FormatError as exc:
+            where = f"line {number}: {exc.field}" if exc.field else f"line {number}"
+            problems.append(f"{where}: {exc.message}")
+        except DatasetError as exc:
+            message = str(exc)
+            problems.append(message if message.startswith("line ") else f"line {number}: {message}")
+    if len(items) > MAX_IMPORT_ITEMS:
+        problems.append(f"{len(items):,} items: at most {MAX_IMPORT_ITEMS:,} per import.")
+    if problems:
+        raise ImportProblems(problems)
+    if not items:
+        raise ImportProblems(["the file holds no items: one JSON object per line."])
+    return items
+
+
+def check_item(source: ItemSource, check: Check | None = None) -> CheckedItem:
+    """Run the engine on one item and keep its verdict, score and cited facts per claim."""
+    request = CheckRequest(source.answer, source.facts, enable_claim_level_score=True)
+    response = (check or engine_service.check)(request)
+    candidate = grounded_from_check(request, response).candidates[0]
+    claims = tuple(
+        ModelClaim(
+            index=i,
+            start=segment.start,
+            end=segment.end,
+            text=segment.text,
+            check_required=segment.verdict != "no_check",
+            verdict=segment.verdict or "no_check",
+            score=segment.score,
+            cited_facts=tuple(
+                sorted(
+                    {
+                        fact
+                        for n in segment.source_indices
+                        if (fact := candidate.sources[n].fact_index) is not None
+                    }
+                )
+            ),
+        )
+        for i, segment in enumerate(candidate.segments)
+    )
+    return CheckedItem(source, claims)

@@ -1,0 +1,27 @@
+"""Template helpers of the annotation pages, and the review page's "send to project" form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from grounding_app.annotations import services
+from grounding_app.annotations.models import LabelingProject
+
+register = template.Library()
+
+
+@register.filter
+def label_of(key: str, project: LabelingProject) -> str:
+    """A label key's name in the project ("partially_supported" -> "Partially supported")."""
+    return project.label_name(key) if key else "—"
+
+
+@register.inclusion_tag("annotations/_send_review.html", takes_context=True)
+def send_to_labeling(context: template.Context, review: Any) -> dict[str, Any]:
+    """The small form that copies a saved review into a labeling project (leads only)."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    projects = list(services.visible_projects(user)) if services.is_lead(user) else []
+    return {"review": review, "projects": projects, "csrf_token": context.get("csrf_token")}

@@ -1,0 +1,339 @@
+"""Thin views of the annotation queues; each declares its one access rule first.
+
+Two rules: `labelers` (annotators, reviewers, admins) for pages where people label,
+after which a project must be assigned to the user (leads see every project); `leads`
+(reviewers, admins) for creating, settings, agreement, adjudication and export. Someone
+else's assignment is a 404: its existence is nobody else's business.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+    StreamingHttpResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, role_required
+from grounding_app.annotations import agreement, exports, services
+from grounding_app.annotations.forms import (
+    AdjudicateForm,
+    ImportItemsForm,
+    NewProjectForm,
+    ProjectForm,
+    SendReviewForm,
+    claim_states,
+)
+from grounding_app.annotations.importing import ImportProblems
+from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
+from grounding_app.formats.check_grounding import FormatError
+from grounding_app.reviews.models import Review
+
+labelers = role_required(ANNOTATOR, REVIEWER, ADMIN)
+leads = role_required(REVIEWER, ADMIN)
+
+DISAGREEMENTS_PER_PAGE = 25
+
+
+def _visible_project(request: HttpRequest, pk: int) -> LabelingProject:
+    project = get_object_or_404(LabelingProject, pk=pk)
+    if not services.is_lead(request.user) and not services.can_label(request.user, project):
+        raise PermissionDenied("this project is not assigned to you")
+    return project
+
+
+def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("item__project"), pk=pk, annotator=request.user
+    )
+    if not services.can_label(request.user, assignment.item.project):
+        raise PermissionDenied("this project is no longer assigned to you")
+    return assignment
+
+
+def _to_next(request: HttpRequest, project: LabelingProject) -> HttpResponseRedirect:
+    assignment = services.next_assignment(project, request.user)
+    if assignment is None:
+        messages.success(request, "Nothing left to label in this project. Thank you!")
+        return redirect(project)
+    return redirect(assignment)
+
+
+@labelers
+@require_GET
+def project_list(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "annotations/list.html",
+        {"rows": services.project_rows(request.user), "is_lead": services.is_lead(request.user)},
+    )
+
+
+def _refused(form: Any, problems: ImportProblems) -> None:
+    for problem in problems.problems:
+        form.add_error(None, problem)
+
+
+def _imported(request: HttpRequest, count: int) -> None:
+    messages.success(request, f"Imported {count} item{'s' if count != 1 else ''}.")
+
+
+@leads
+@require_http_methods(["GET", "POST"])
+def project_new(request: HttpRequest) -> HttpResponse:
+    posted = request.method == "POST"
+    form = NewProjectForm(request.POST if posted else None, request.FILES if posted else None)
+    if posted and form.is_valid():
+        data = form.cleaned_data
+        try:
+            items = services.checked_items(data["raw"]) if data["raw"] is not None else []
+        except ImportProblems as exc:
+            _refused(form, exc)
+        else:
+            project = services.create_project(
+                request.user,
+                name=data["name"],
+                instructions=data["instructions"],
+                extra_labels=data["extra_labels"],
+                overlap=data["overlap"],
+                blind=data["blind"],
+                annotators=data["annotators"],
+                items=items,
+            )
+            if items:
+                _imported(request, len(items))
+            return redirect(project)
+    return render(request, "annotations/new.html", {"form": form})
+
+
+@labelers
+@require_GET
+def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _visible_project(request, pk)
+    can_label = services.can_label(request.user, project)
+    is_lead = services.is_lead(request.user)
+    context = {
+        "project": project,
+        "is_lead": is_lead,
+        "can_label": can_label,
+        "progress": services.annotator_progress(project, request.user) if can_label else None,
+        "summary": services.project_summary(project) if is_lead else None,
+        "tab": "overview",
+    }
+    return render(request, "annotations/project.html", context)
+
+
+@leads
+@require_http_methods(["GET", "POST"])
+def project_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    project = get_object_or_404(LabelingProject, pk=pk)
+    posted = request.method == "POST"
+    form = ProjectForm(request.POST if posted else None, instance=project)
+    if posted and form.is_valid():
+        form.save()
+        messages.success(request, "Settings saved.")
+        return redirect(project)
+    return render(
+        request,
+        "annotations/settings.html",
+        {"project": project, "form": form, "tab": "settings", "is_lead": True},
+    )
+
+
+@leads
+@require_http_methods(["GET", "POST"])
+def project_import(request: HttpRequest, pk: int) -> HttpResponse:
+    project = get_object_or_404(LabelingProject, pk=pk)
+    posted = request.method == "POST"
+    form = ImportItemsForm(request.POST if posted else None, request.FILES if posted else None)
+    if posted and form.is_valid():
+        try:
+            items = services.import_jsonl(project, form.cleaned_data["raw"])
+        except ImportProblems as exc:
+            _refused(form, exc)
+        else:
+            _imported(request, len(items))
+            return redirect(project)
+    return render(
+        request,
+        "annotations/import.html",
+        {"project": project, "form": form, "tab": "import", "is_lead": True},
+    )
+
+
+@labelers
+@require_POST
+def project_next(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _visible_project(request, pk)
+    if not services.can_label(request.user, project):
+        raise PermissionDenied("only the project's annotators label its items")
+    return _to_next(request, project)
+
+
+def _label_page(
+    request: HttpRequest,
+    assignment: Assignment,
+    states: dict[int, services.ClaimState] | None = None,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    page = services.label_page(assignment, states)
+    context = {"page": page, "project": page.project, "error": error}
+    return render(request, "annotations/label.html", context, status=status)
+
+
+@labelers
+@require_GET
+def label(request: HttpRequest, pk: int) -> HttpResponse:
+    return _label_page(request, _own_assignment(request, pk))
+
+
+@labelers
+@require_POST
+def label_draft(request: HttpRequest, pk: int) -> HttpResponse:
+    """Save one claim's state (the script posts on every change); answers JSON."""
+    assignment = _own_assignment(request, pk)
+    claim = get_object_or_404(ItemClaim, pk=request.POST.get("claim", "0"), item=assignment.item)
+    try:
+        states = claim_states(
+            request.POST, [claim], assignment.item.project, len(assignment.item.facts)
+        )
+        services.save_draft(assignment, states)
+    except ValidationError as exc:
+        return JsonResponse({"error": " ".join(exc.messages)}, status=400)
+    except services.LabelingError as exc:
+        return JsonResponse({"error": str(exc)}, status=409)
+    return JsonResponse({"saved": True})
+
+
+@labelers
+@require_POST
+def label_submit(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = _own_assignment(request, pk)
+    item = assignment.item
+    claims = list(ItemClaim.objects.filter(item=item))
+    try:
+        states = claim_states(request.POST, claims, item.project, len(item.facts))
+    except ValidationError as exc:
+        return _label_page(request, assignment, error=" ".join(exc.messages), status=400)
+    try:
+        services.submit(assignment, states)
+    except services.LabelingError as exc:
+        return _label_page(request, assignment, states, error=str(exc), status=400)
+    messages.success(request, "Submitted. Here is the next item.")
+    return _to_next(request, item.project)
+
+
+@labelers
+@require_POST
+def label_skip(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = _own_assignment(request, pk)
+    try:
+        services.skip(assignment)
+    except services.LabelingError as exc:
+        messages.error(request, str(exc))
+        return redirect(assignment)
+    messages.info(request, "Skipped; someone else will label that item.")
+    return _to_next(request, assignment.item.project)
+
+
+@leads
+@require_GET
+def agreement_page(request: HttpRequest, pk: int) -> HttpResponse:
+    project = get_object_or_404(LabelingProject, pk=pk)
+    report = agreement.agreement(project)
+    page = Paginator(report.disagreements, DISAGREEMENTS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "project": project,
+        "report": report,
+        "alpha_verdict": agreement.alpha_verdict(report.alpha),
+        "disagreements": page,
+        "verdicts": agreement.MODEL_VERDICTS,
+        "tab": "agreement",
+        "is_lead": True,
+    }
+    return render(request, "annotations/agreement.html", context)
+
+
+@leads
+@require_POST
+def adjudicate(request: HttpRequest, pk: int, claim_pk: int) -> HttpResponse:
+    project = get_object_or_404(LabelingProject, pk=pk)
+    claim = get_object_or_404(
+        ItemClaim.objects.select_related("item__project"), pk=claim_pk, item__project=project
+    )
+    form = AdjudicateForm(request.POST, project=project)
+    if not form.is_valid():
+        return HttpResponse("That is not a label of this project.", status=400)
+    agreement.adjudicate(claim, form.cleaned_data["label"], request.user)
+    if request.htmx:
+        context = {
+            "project": project,
+            "d": agreement.disagreement(claim),
+            "just_saved": True,
+        }
+        return render(request, "annotations/agreement.html#disagreement", context)
+    messages.success(request, "Final label recorded.")
+    return HttpResponseRedirect(
+        reverse("annotations:agreement", args=[project.pk]) + f"#claim-{claim.pk}"
+    )
+
+
+def _download(lines: object, filename: str, content_type: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@leads
+@require_GET
+def export_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    """Every item with all labels; `?schema=grounding` gives training lines instead."""
+    project = get_object_or_404(LabelingProject, pk=pk)
+    name = slugify(project.name) or f"project-{project.pk}"
+    if request.GET.get("schema") == "grounding":
+        lines, filename = exports.grounding_lines(project), f"{name}-grounding.jsonl"
+    else:
+        lines, filename = exports.item_lines(project), f"{name}-labels.jsonl"
+    return _download(lines, filename, "application/x-ndjson; charset=utf-8")
+
+
+@leads
+@require_GET
+def export_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    project = get_object_or_404(LabelingProject, pk=pk)
+    name = slugify(project.name) or f"project-{project.pk}"
+    return _download(exports.csv_lines(project), f"{name}-labels.csv", "text/csv; charset=utf-8")
+
+
+@leads
+@require_POST
+def send_review(request: HttpRequest, public_id: str) -> HttpResponse:
+    review = get_object_or_404(Review, public_id=public_id)
+    form = SendReviewForm(request.POST, projects=services.visible_projects(request.user))
+    if not form.is_valid():
+        messages.error(request, "Choose a labeling project to send the review to.")
+        return redirect(review)
+    project = form.cleaned_data["project"]
+    try:
+        item = services.send_review(project, review)
+    except (services.LabelingError, FormatError) as exc:
+        messages.error(request, getattr(exc, "message", str(exc)))
+        return redirect(review)
+    messages.success(
+        request,
+        f"Sent to “{project.name}” as item {item.position + 1} "
+        f"with {item.claims.count()} claims to label.",
+    )
+    return redirect(review)
