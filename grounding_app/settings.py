@@ -66,6 +66,8 @@ INSTALLED_APPS = [
     "grounding_app.accounts",
     "grounding_app.evaluation",
     "grounding_app.reviews",
+    "grounding_app.annotations",
+    "grounding_app.retention",
     "django_htmx",
     "template_partials",
     "csp",
@@ -73,6 +75,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "grounding_app.retention.expiry.PeriodsPerRequestMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -80,6 +83,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    "grounding_app.limits.RequestSizeLimitMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
@@ -96,6 +100,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "grounding_app.accounts.views.roles",
             ],
         },
     },
@@ -113,7 +118,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         # WAL lets readers run beside one writer; IMMEDIATE takes the write lock at
         # BEGIN so concurrent saves wait (busy timeout) instead of failing mid-way.
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        # secure_delete zeroes what is deleted, so purged text leaves the file too.
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;"
+        ),
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
@@ -139,9 +147,12 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 # The API accepts requests up to 16 MiB (200 facts of 10,000 characters fit easily);
 # anything larger is answered with 413 before it is read.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
+# Whole requests above this, uploads included, are refused (413) before they are read
+# (grounding_app.limits): the payload limit plus room for form fields and framing.
+MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024)
 
 LOGIN_URL = "accounts:login"
-LOGIN_REDIRECT_URL = "reviews:list"
+LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "accounts:login"
 
 # Pages load scripts only from our own static files (vendored htmx included), with a
@@ -162,6 +173,44 @@ CONTENT_SECURITY_POLICY = {
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SESSION_COOKIE_HTTPONLY = True
+# htmx sends the token from the page (hx-headers in base.html), so no script needs the
+# cookie.
+CSRF_COOKIE_HTTPONLY = True
+
+# HTTPS. Production defaults are strict; DJANGO_DEBUG=1 (scripts/run) turns them off so
+# the local server works over http. Behind a TLS-terminating proxy, set
+# SECURE_PROXY_SSL_HEADER (e.g. "HTTP_X_FORWARDED_PROTO,https") or redirects loop.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # probes may speak plain http
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+_proxy_ssl_header = env_list("SECURE_PROXY_SSL_HEADER", "")
+if _proxy_ssl_header and len(_proxy_ssl_header) != 2:
+    raise ImproperlyConfigured(
+        "SECURE_PROXY_SSL_HEADER must be HEADER,VALUE, e.g. HTTP_X_FORWARDED_PROTO,https"
+    )
+SECURE_PROXY_SSL_HEADER = tuple(_proxy_ssl_header) or None
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+
+# Rate limits (grounding_app.limits). Counters live in the cache: Redis when
+# REDIS_URL is set (shared by every worker), else each process's own memory.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+API_RATE_LIMIT = env_int("API_RATE_LIMIT", 600)  # requests per key and window; 0: off
+API_RATE_WINDOW = env_int("API_RATE_WINDOW", 60)  # seconds
+LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", 10)  # failed sign-ins per IP and window
+LOGIN_RATE_WINDOW = env_int("LOGIN_RATE_WINDOW", 300)
+# request.META key holding the client's address when a proxy sets one (e.g.
+# HTTP_X_REAL_IP); empty: REMOTE_ADDR.
+CLIENT_IP_HEADER = os.environ.get("CLIENT_IP_HEADER", "")
 
 LOGGING = {
     "version": 1,
@@ -172,3 +221,10 @@ LOGGING = {
 
 # Grounding engine. The judge is loaded once per process, lazily, on first use.
 GROUNDING_PRELOAD = env_bool("GROUNDING_PRELOAD")
+
+# Retention (grounding_app.retention): the period until an admin sets one, and how often
+# the server process itself purges (0: never; production uses cron or a systemd timer).
+RETENTION_DAYS = env_int("RETENTION_DAYS", 30)
+if RETENTION_DAYS < 1:
+    raise ImproperlyConfigured(f"RETENTION_DAYS must be at least 1, got {RETENTION_DAYS}")
+RETENTION_PURGE_INTERVAL = env_int("RETENTION_PURGE_INTERVAL", 0)

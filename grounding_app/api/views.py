@@ -23,6 +23,7 @@ from grounding_app.formats.check_grounding import (
     parse_check_request,
     response_to_json,
 )
+from grounding_app.limits import api_limit
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +55,21 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
             "Missing API key: send it in the x-goog-api-key header.",
             errors.UNAUTHENTICATED,
         )
-    if ApiKey.authenticate(raw_key) is None:
+    api_key = ApiKey.authenticate(raw_key)
+    if api_key is None:
         return error_response(
             401, "API key not valid. Please pass a valid API key.", errors.UNAUTHENTICATED
         )
+    limit = api_limit()
+    if limit.exceeded(limit.hit(api_key.key_hash)):
+        response = error_response(
+            429,
+            f"Quota exceeded: at most {limit.limit} requests per {limit.window} seconds"
+            " per API key.",
+            errors.RESOURCE_EXHAUSTED,
+        )
+        response["Retry-After"] = str(limit.retry_after())
+        return response
     try:
         # Django compares the declared Content-Length with DATA_UPLOAD_MAX_MEMORY_SIZE
         # and raises before reading a byte, so an oversized body is never buffered.

@@ -14,6 +14,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from grounding_app.retention.expiry import RetentionManager
+
 
 class Review(models.Model):
     class Format(models.TextChoices):
@@ -54,6 +56,9 @@ class Review(models.Model):
         related_name="reviews",
     )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    # Every query sees only reviews inside the retention period (grounding_app.retention).
+    objects = RetentionManager()
 
     class Meta:
         ordering = ("-created_at", "-id")

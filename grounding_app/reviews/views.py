@@ -27,10 +27,12 @@ reviewers = role_required(REVIEWER, ADMIN)
 PAGE_SIZE = 25
 
 # The search-suggestions document is Google's HTML, shown as is: it gets its own
-# sandboxed origin, no script, and only inline styles and images.
+# sandboxed origin, no script, only inline styles and images, no <base> or form
+# targets, and only our own pages may frame it.
 SUGGESTIONS_CSP = (
     "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; "
-    "style-src 'unsafe-inline'; img-src data: https:"
+    "style-src 'unsafe-inline'; img-src data: https:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'self'"
 )
 
 

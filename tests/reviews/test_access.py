@@ -144,8 +144,3 @@ def test_wrong_password_is_refused(make_user: Callable[..., object]) -> None:
     response = Client().post("/accounts/login/", {"username": "lee", "password": "nope"})
     assert response.status_code == 200
     assert b"Please enter a correct username and password" in response.content
-
-
-def test_home_sends_people_to_the_reviews() -> None:
-    response = Client().get("/")
-    assert response.status_code == 302 and response["Location"] == "/reviews/"

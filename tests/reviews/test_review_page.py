@@ -78,7 +78,8 @@ def test_suggestions_are_served_unmodified_in_their_own_sandbox(
     assert response["Content-Type"] == "text/html; charset=utf-8"
     assert response["Content-Security-Policy"] == (
         "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; "
-        "style-src 'unsafe-inline'; img-src data: https:"
+        "style-src 'unsafe-inline'; img-src data: https:; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'self'"
     )
     assert response["Content-Security-Policy"] == SUGGESTIONS_CSP
     assert response["X-Frame-Options"] == "SAMEORIGIN"

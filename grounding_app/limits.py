@@ -1,0 +1,123 @@
+"""What one client may send: whole requests up to a size, and requests at a rate.
+
+Rate limits count in Django's cache with fixed windows (`add` then `incr`, both atomic
+in Redis and in the local-memory cache), so every worker shares the count when the
+cache is Redis. A window lets at most `limit` through; across a window boundary a burst
+of up to twice that is possible, which is the price of one counter per client. When the
+cache itself fails the request is let through and the failure logged: a broken counter
+must not take the API down.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import render
+
+from grounding_app.api import errors
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """At most `limit` hits per `window` seconds for each client; 0 turns it off."""
+
+    scope: str
+    limit: int
+    window: int
+
+    def _key(self, client: str) -> str:
+        # Hashed: a client id can be any length or character, cache keys cannot.
+        digest = hashlib.sha256(client.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return f"ratelimit:{self.scope}:{digest}:{int(time.time()) // self.window}"
+
+    def retry_after(self) -> int:
+        """Seconds until the current window ends."""
+        return self.window - int(time.time()) % self.window
+
+    def used(self, client: str) -> int:
+        if not self.limit:
+            return 0
+        try:
+            return int(cache.get(self._key(client), 0))
+        except Exception:
+            logger.exception("rate-limit cache unavailable; not limiting")
+            return 0
+
+    def hit(self, client: str) -> int:
+        """Count one hit and return the count in this window (0 when off)."""
+        if not self.limit:
+            return 0
+        key = self._key(client)
+        try:
+            cache.add(key, 0, timeout=self.window + 1)
+            return int(cache.incr(key))
+        except ValueError:  # the key expired between add and incr: a new window
+            cache.add(key, 1, timeout=self.window + 1)
+            return 1
+        except Exception:
+            logger.exception("rate-limit cache unavailable; not limiting")
+            return 0
+
+    def exceeded(self, count: int) -> bool:
+        return bool(self.limit) and count > self.limit
+
+
+def api_limit() -> RateLimit:
+    return RateLimit("api", settings.API_RATE_LIMIT, max(1, settings.API_RATE_WINDOW))
+
+
+def login_limit() -> RateLimit:
+    return RateLimit("login", settings.LOGIN_RATE_LIMIT, max(1, settings.LOGIN_RATE_WINDOW))
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The client's address: CLIENT_IP_HEADER's last hop when configured, else REMOTE_ADDR."""
+    if settings.CLIENT_IP_HEADER:
+        forwarded = request.META.get(settings.CLIENT_IP_HEADER, "")
+        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+        if hops:
+            return hops[-1]
+    return request.META.get("REMOTE_ADDR", "")
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/v1/")
+
+
+class RequestSizeLimitMiddleware:
+    """Refuse a request whose declared body exceeds MAX_REQUEST_BYTES, before reading it.
+
+    Django bounds form fields and JSON bodies (DATA_UPLOAD_MAX_MEMORY_SIZE) but streams
+    file uploads to disk without limit; this bounds everything, uploads included. A
+    body without Content-Length is never read by Django, so the header is the size.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0  # Django reads such a body as empty
+        if length > settings.MAX_REQUEST_BYTES:
+            return too_large(request)
+        return self.get_response(request)
+
+
+def too_large(request: HttpRequest) -> HttpResponse:
+    limit = settings.MAX_REQUEST_BYTES
+    if is_api(request):
+        return errors.error_response(
+            413, f"Request payload size exceeds the limit: {limit} bytes.", errors.INVALID_ARGUMENT
+        )
+    return render(request, "413.html", {"limit_mib": limit // (1024 * 1024)}, status=413)
