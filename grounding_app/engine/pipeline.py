@@ -9,6 +9,7 @@ support reaches the citation threshold are cited.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ CONTEXT_SENTENCES = 2
 
 @dataclass(frozen=True)
 class Settings:
-    candidates_per_query: int = 8
+    candidates_per_query: int = 4
     facts_per_claim: int = 3
     passages_per_fact: int = 3
     # Passages this far below a fact's best match are not worth showing the judge.
@@ -46,10 +47,18 @@ class _Verdict:
     cited: list[Passage]
 
 
+# Bookkeeping attributes (document ids, chunk numbers) say nothing a claim could rest
+# on, and text the judges never saw in training only distracts them.
+_BOOKKEEPING = re.compile(r"(^|[_-])(id|ids|uuid|guid|chunk|n_chunks|index|offset|hash)$", re.I)
+
+
 def _merge_attributes(facts: Sequence[Fact], indices: Sequence[int]) -> dict[str, str]:
+    """The facts' readable attributes, values of a repeated key joined."""
     merged: dict[str, list[str]] = {}
     for index in indices:
         for key, value in facts[index].attributes.items():
+            if _BOOKKEEPING.search(key):
+                continue
             if value not in merged.setdefault(key, []):
                 merged[key].append(value)
     return {key: "; ".join(values) for key, values in merged.items()}

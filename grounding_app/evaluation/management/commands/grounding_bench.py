@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
 from django.core.wsgi import get_wsgi_application
+from django.test.utils import override_settings
 
 from grounding_app.api.models import ApiKey
 from grounding_app.engine import CheckRequest, default_engine
@@ -81,7 +82,9 @@ class Command(BaseCommand):
         )
         key_row, key = ApiKey.issue("grounding_bench (temporary)")
         server = ThreadedWSGIServer(("127.0.0.1", 0), _QuietHandler)
-        server.set_app(get_wsgi_application())
+        # Plain http on loopback: production's https redirect would answer every call.
+        with override_settings(SECURE_SSL_REDIRECT=False):
+            server.set_app(get_wsgi_application())
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         url = (
