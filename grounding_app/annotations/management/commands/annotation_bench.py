@@ -9,7 +9,6 @@ test client and prints the median. Everything it writes is rolled back.
 from __future__ import annotations
 
 import statistics
-import time
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
@@ -20,6 +19,7 @@ from grounding_app.annotations import services
 from grounding_app.annotations.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine.offsets import utf8_len
 from grounding_app.engine.types import Fact
+from grounding_app.evaluation.pages import time_page
 
 FACT_TEXT = (
     "Fact {i}: the observatory recorded {i} clear nights in the survey year, and its "
@@ -91,17 +91,8 @@ class Command(BaseCommand):
             client = Client(HTTP_HOST="localhost")
             client.force_login(user)
             url = assignment.get_absolute_url()
-            timings, size = [], 0
-            for _ in range(runs + 1):  # the first run warms template and URL caches
-                start = time.perf_counter()
-                # https, as production serves pages (SECURE_SSL_REDIRECT redirects http)
-                response = client.get(url, secure=True)
-                timings.append((time.perf_counter() - start) * 1000)
-                if response.status_code != 200:
-                    raise RuntimeError(f"{url} answered {response.status_code}")
-                size = len(response.content)
+            timings, size = time_page(client, url, runs)
             transaction.set_rollback(True)
-        timings = timings[1:]
         self.stdout.write(
             f"labeling page with {claims} claims and {facts} facts ({size / 1024:.0f} KiB): "
             f"median {statistics.median(timings):.1f} ms, max {max(timings):.1f} ms "

@@ -8,7 +8,6 @@ client, and prints the median. Everything it writes is rolled back.
 from __future__ import annotations
 
 import statistics
-import time
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
@@ -17,6 +16,7 @@ from django.test import Client
 
 from grounding_app.engine.offsets import utf8_len
 from grounding_app.engine.types import CheckRequest, Fact
+from grounding_app.evaluation.pages import time_page
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.services import save_review
@@ -93,17 +93,8 @@ class Command(BaseCommand):
             client = Client(HTTP_HOST="localhost")
             client.force_login(user)
             url = review.get_absolute_url()
-            timings, size = [], 0
-            for _ in range(runs + 1):  # the first run warms template and URL caches
-                start = time.perf_counter()
-                # https, as production serves pages (SECURE_SSL_REDIRECT redirects http)
-                response = client.get(url, secure=True)
-                timings.append((time.perf_counter() - start) * 1000)
-                if response.status_code != 200:
-                    raise RuntimeError(f"{url} answered {response.status_code}")
-                size = len(response.content)
+            timings, size = time_page(client, url, runs)
             transaction.set_rollback(True)
-        timings = timings[1:]
         median = statistics.median(timings)
         worst = max(timings)
         self.stdout.write(
