@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import NoReturn, TypeVar
 
 from grounding_app.engine.offsets import find_lone_surrogate
-from grounding_app.formats.check_grounding import FormatError
+from grounding_app.formats.check_grounding import FormatError, json_type
+from grounding_app.formats.check_grounding import join_path as join
 from grounding_app.formats.grounded import Problem
 
 _INTEGER_STRING = re.compile(r"-?\d{1,30}")
@@ -42,25 +43,6 @@ class ImportFormatError(FormatError):
 
 def fail(path: str, message: str) -> NoReturn:
     raise ImportFormatError(path, message)
-
-
-def json_type(value: object) -> str:
-    """How a JSON value reads in an error message ("a string", "an array", ...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
-def join(path: str, name: str) -> str:
-    return f"{path}.{name}" if path else name
 
 
 def snake(camel: str) -> str:

@@ -75,7 +75,8 @@ def _fail(field: str, message: str) -> NoReturn:
     raise FormatError(field, message)
 
 
-def _join(parent: str, name: str) -> str:
+def join_path(parent: str, name: str) -> str:
+    """The dotted path of a field inside its parent, as error messages name it."""
     return f"{parent}.{name}" if parent else name
 
 
@@ -117,26 +118,27 @@ def decode_json_body(raw: bytes) -> object:
 def _fields(path: str, obj: object, known: dict[str, str]) -> dict[str, tuple[str, object]]:
     """Map each set field's camelCase name to (path as sent, value); drop nulls."""
     if not isinstance(obj, dict):
-        _fail(path, f"expected an object, got {_json_type(obj)}.")
+        _fail(path, f"expected an object, got {json_type(obj)}.")
     snake_to_camel = {snake: camel for camel, snake in known.items()}
     seen: dict[str, str] = {}
     found: dict[str, tuple[str, object]] = {}
     for name, value in obj.items():
         camel = name if name in known else snake_to_camel.get(name)
         if camel is None:
-            _fail(_join(path, name), f'Unknown name "{name}": Cannot find field.')
+            _fail(join_path(path, name), f'Unknown name "{name}": Cannot find field.')
         if camel in seen:
             _fail(
-                _join(path, name),
+                join_path(path, name),
                 f'"{seen[camel]}" and "{name}" are the same field; send only one.',
             )
         seen[camel] = name
         if value is not None:
-            found[camel] = (_join(path, name), value)
+            found[camel] = (join_path(path, name), value)
     return found
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
+    """How a JSON value reads in an error message ("a string", "an array", ...)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -152,7 +154,7 @@ def _json_type(value: object) -> str:
 
 def _string(path: str, value: object) -> str:
     if not isinstance(value, str):
-        _fail(path, f"expected a string, got {_json_type(value)}.")
+        _fail(path, f"expected a string, got {json_type(value)}.")
     where = find_lone_surrogate(value)
     if where is not None:
         _fail(path, f"the string holds a lone surrogate at character {where}.")
@@ -167,7 +169,7 @@ def _double(path: str, value: object) -> float:
             return float(value)
         _fail(path, f"expected a number, got the string {value!r}.")
     if isinstance(value, bool) or not isinstance(value, int | float):
-        _fail(path, f"expected a number, got {_json_type(value)}.")
+        _fail(path, f"expected a number, got {json_type(value)}.")
     try:
         return float(value)
     except OverflowError:  # an integer beyond any double
@@ -176,13 +178,13 @@ def _double(path: str, value: object) -> float:
 
 def _bool(path: str, value: object) -> bool:
     if not isinstance(value, bool):
-        _fail(path, f"expected true or false without quotes, got {_json_type(value)}.")
+        _fail(path, f"expected true or false without quotes, got {json_type(value)}.")
     return value
 
 
 def _string_map(path: str, value: object) -> dict[str, str]:
     if not isinstance(value, dict):
-        _fail(path, f"expected an object of strings, got {_json_type(value)}.")
+        _fail(path, f"expected an object of strings, got {json_type(value)}.")
     result: dict[str, str] = {}
     for key, item in value.items():
         item_path = f"{path}[{json.dumps(key, ensure_ascii=False)}]"
@@ -232,7 +234,7 @@ def _fact(path: str, value: object) -> Fact:
 
 def _facts(path: str, value: object) -> tuple[Fact, ...]:
     if not isinstance(value, list):
-        _fail(path, f"expected an array, got {_json_type(value)}.")
+        _fail(path, f"expected an array, got {json_type(value)}.")
     if len(value) > MAX_FACTS:
         _fail(path, f"at most {MAX_FACTS} facts are allowed, got {len(value)}.")
     facts = []
