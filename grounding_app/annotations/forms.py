@@ -13,14 +13,13 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.core.files.uploadedfile import UploadedFile
 from django.db.models import Q, QuerySet
 
 from grounding_app.accounts.roles import ROLES
 from grounding_app.annotations.labelset import LabelSetError, build_label_set
 from grounding_app.annotations.models import ClaimLabel, ItemClaim, LabelingProject
 from grounding_app.annotations.services import ClaimState
-from grounding_app.formats.imports import MAX_IMPORT_BYTES
+from grounding_app.reviews.forms import upload_or_paste
 
 MAX_NOTE_CHARS = 2000
 
@@ -87,24 +86,6 @@ class ProjectForm(forms.ModelForm):
         return names
 
 
-def _upload_or_paste(data: dict[str, Any], required: bool) -> str | bytes | None:
-    upload: UploadedFile | None = data.get("file")
-    pasted = data.get("payload", "")
-    if upload is not None and pasted.strip():
-        raise forms.ValidationError("Paste JSONL or upload a file, not both.")
-    if upload is not None:
-        if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
-            raise forms.ValidationError(
-                f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB."
-            )
-        return upload.read()
-    if pasted.strip():
-        return pasted
-    if required:
-        raise forms.ValidationError("Paste JSONL or choose a file to upload.")
-    return None
-
-
 class ItemsFields(forms.Form):
     payload = forms.CharField(
         required=False,
@@ -122,14 +103,14 @@ class NewProjectForm(ProjectForm, ItemsFields):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        data["raw"] = _upload_or_paste(data, required=False)
+        data["raw"] = upload_or_paste(data, required=False, what="JSONL")
         return data
 
 
 class ImportItemsForm(ItemsFields):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        data["raw"] = _upload_or_paste(data, required=True)
+        data["raw"] = upload_or_paste(data, required=True, what="JSONL")
         return data
 
 

@@ -192,6 +192,25 @@ class NewReviewForm(forms.Form):
             self.add_error(None, f"{where}: {exc.message}")
 
 
+def upload_or_paste(data: dict[str, Any], required: bool, what: str = "JSON") -> str | bytes | None:
+    """The pasted `payload` or the uploaded `file` of an import form, never both."""
+    upload: UploadedFile | None = data.get("file")
+    pasted = data.get("payload", "")
+    if upload is not None and pasted.strip():
+        raise forms.ValidationError(f"Paste {what} or upload a file, not both.")
+    if upload is not None:
+        if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
+            raise forms.ValidationError(
+                f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB."
+            )
+        return upload.read()
+    if pasted.strip():
+        return pasted
+    if required:
+        raise forms.ValidationError(f"Paste {what} or choose a file to upload.")
+    return None
+
+
 class ImportForm(forms.Form):
     payload = forms.CharField(
         required=False,
@@ -203,20 +222,7 @@ class ImportForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        upload: UploadedFile | None = data.get("file")
-        pasted = data.get("payload", "")
-        if upload is not None and pasted.strip():
-            raise forms.ValidationError("Paste JSON or upload a file, not both.")
-        if upload is not None:
-            if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
-                raise forms.ValidationError(
-                    f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB."
-                )
-            data["raw"] = upload.read()
-        elif pasted.strip():
-            data["raw"] = pasted
-        else:
-            raise forms.ValidationError("Paste JSON or choose a file to upload.")
+        data["raw"] = upload_or_paste(data, required=True)
         return data
 
 
