@@ -7,6 +7,7 @@ asked (HF_HUB_OFFLINE), so a missing file fails at load time with a clear messag
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Sequence
@@ -40,36 +41,57 @@ def bundled_minilm_path() -> Path:
 
 
 class MiniLMEncoder:
-    """all-MiniLM-L6-v2 through sentence-transformers, on the CPU."""
+    """all-MiniLM-L6-v2 (mean pooling, L2 norm, as sentence-transformers defines it).
 
-    def __init__(self, path: Path | None = None, batch_size: int = 64) -> None:
-        import torch
-        from sentence_transformers import SentenceTransformer
+    Runs through ONNX Runtime: the same vectors as torch at about half the time on this
+    CPU, and the encoder is most of a request's time.
+    """
 
-        # oneDNN compiles kernels for every new (batch, length) shape, about 0.5 s each on
-        # this CPU, and sentence lengths vary per request; plain MKL GEMMs do not.
-        torch.backends.mkldnn.enabled = False
+    def __init__(self, path: Path | None = None, batch_size: int = 16) -> None:
+        from transformers import AutoModel, AutoTokenizer
 
-        self._model = SentenceTransformer(
-            str(path or bundled_minilm_path()), device="cpu", local_files_only=True
+        from grounding_app.engine.onnx_models import OnnxBert, exported
+
+        path = path or bundled_minilm_path()
+        config = json.loads((path / "sentence_bert_config.json").read_text())
+        self._max_length = int(config["max_seq_length"])
+        self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        graph = exported(
+            "minilm",
+            path / "model.safetensors",
+            lambda: AutoModel.from_pretrained(str(path), local_files_only=True),
+            lambda outputs: outputs.last_hidden_state,
         )
+        self._model = OnnxBert(graph)
+        # Small batches of similar length: padding costs as much as text.
         self._batch_size = batch_size
-        # torch modules are not re-entrant across threads on every backend; one
-        # forward pass at a time per process keeps memory flat under concurrency.
+        # One forward pass at a time per process keeps memory flat under concurrency.
         self._lock = threading.Lock()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         with self._lock:
-            vectors = self._model.encode(
-                list(texts),
-                batch_size=self._batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return vectors.astype(np.float32, copy=False)
+            for start in range(0, len(order), self._batch_size):
+                rows = order[start : start + self._batch_size]
+                batch = self._tokenizer(
+                    [texts[i] for i in rows],
+                    padding=True,
+                    truncation=True,
+                    max_length=self._max_length,
+                    return_tensors="np",
+                )
+                mask = batch["attention_mask"].astype(np.int64)
+                hidden = self._model.run(
+                    batch["input_ids"].astype(np.int64),
+                    mask,
+                    batch["token_type_ids"].astype(np.int64),
+                )
+                weights = mask[..., None].astype(np.float32)
+                pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+                norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+                out[rows] = pooled / np.maximum(norms, 1e-12)
+        return out
 
 
 class HashingEncoder:
