@@ -99,7 +99,9 @@ def test_engine_claims_have_utf8_byte_spans(fake_engine: GroundingEngine) -> Non
 
 def test_model_cites_fact_indices(fake_engine: GroundingEngine) -> None:
     facts = tuple(importing.Fact(f["text"], f["attributes"]) for f in FILM_FACTS)
-    checked = check_item(importing.ItemSource("Titanic was directed by James Cameron.", facts))
+    # A sentence of fact 0 itself: the fake judge's verdict must not hinge on fact 1.
+    answer = "Titanic is a 1997 American epic romantic disaster movie."
+    checked = check_item(importing.ItemSource(answer, facts))
     (claim,) = checked.claims
     assert claim.verdict == "supported"
     assert 0 in claim.cited_facts and set(claim.cited_facts) <= {0, 1}

@@ -100,3 +100,74 @@ def test_evidence_text_puts_attributes_first():
 def test_weights_must_match_features():
     with pytest.raises(ValueError):
         FeatureJudge(HashingEncoder(), (1.0,), bias=0.0)
+
+
+class _RecordingJudge:
+    """Supports a claim only when every claim word is in the evidence; logs each call."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def score(self, pairs, encoder=None):
+        self.calls.append([(claim.claim, evidence.text) for claim, evidence in pairs])
+        return [
+            1.0
+            if set(claim.claim.lower().rstrip(".").split())
+            <= set(evidence.text.lower().replace(".", " ").split())
+            else 0.0
+            for claim, evidence in pairs
+        ]
+
+
+TWO_FACTS = (
+    Fact("Ada Lovelace wrote the first program. She was born in London."),
+    Fact("Ada Lovelace worked with Babbage. Babbage designed the engine."),
+)
+
+
+def test_later_options_are_read_only_while_no_earlier_one_supports():
+    judge = _RecordingJudge()
+    engine = GroundingEngine(HashingEncoder(), judge)
+    single = engine.check(CheckRequest("Ada Lovelace wrote the first program.", TWO_FACTS))
+    assert single.claims[0].citation_indices != ()
+    assert len(judge.calls) == 1 and len(judge.calls[0]) == 1  # the best fact only
+    assert "program" in judge.calls[0][0][1]
+
+    judge.calls.clear()
+    spread = engine.check(
+        CheckRequest("Ada Lovelace wrote the first program with Babbage.", TWO_FACTS)
+    )
+    assert [len(call) for call in judge.calls] == [1, 1, 1]  # best fact, next fact, both
+    ((_, combined),) = judge.calls[2]
+    assert "program" in combined and "Babbage" in combined
+    assert spread.claims[0].citation_indices != ()
+
+
+def test_each_claim_stops_at_its_own_first_support():
+    judge = _RecordingJudge()
+    engine = GroundingEngine(HashingEncoder(), judge)
+    engine.check(
+        CheckRequest(
+            "Ada Lovelace wrote the first program. Ada Lovelace was born in Paris.", TWO_FACTS
+        )
+    )
+    # The supported claim is read once; the unsupported one against every option.
+    assert [[c for c, _ in call] for call in judge.calls] == [
+        ["Ada Lovelace wrote the first program.", "Ada Lovelace was born in Paris."],
+        ["Ada Lovelace was born in Paris."],
+        ["Ada Lovelace was born in Paris."],
+    ]
+
+
+def test_facts_far_below_the_best_match_are_not_read():
+    judge = _RecordingJudge()
+    engine = GroundingEngine(HashingEncoder(), judge)
+    facts = (
+        Fact("Ada Lovelace wrote the first program in 1843."),
+        Fact("Volcanic soil drains quickly and suits vineyards."),
+    )
+    r = engine.check(CheckRequest("Ada Lovelace wrote the first program in 1842.", facts))
+    assert r.claims[0].citation_indices == ()
+    assert [[text for _, text in call] for call in judge.calls] == [
+        ["Ada Lovelace wrote the first program in 1843."]
+    ]

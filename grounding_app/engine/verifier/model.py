@@ -105,7 +105,7 @@ def encode_pairs(tokenizer, claims: Sequence[str], evidence: Sequence[str], max_
 class CrossEncoderJudge:
     """Implements `Judge` with the trained verifier."""
 
-    def __init__(self, directory: Path = VERIFIER_DIR, batch_size: int = 32) -> None:
+    def __init__(self, directory: Path = VERIFIER_DIR, batch_size: int = 8) -> None:
         import torch
         from safetensors.torch import load_file
 
@@ -125,6 +125,8 @@ class CrossEncoderJudge:
         self._model = torch.ao.quantization.quantize_dynamic(
             model, {torch.nn.Linear}, dtype=torch.qint8
         )
+        # Inputs are sorted by length and run in small batches: padding costs as much as
+        # text, and a request's inputs range from 20 to 128 tokens.
         self._batch_size = batch_size
         self._lock = threading.Lock()
 

@@ -24,6 +24,7 @@ from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.dataset import read_examples
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.service import set_default_engine
+from grounding_app.evaluation.cli import judge_spec
 from grounding_app.formats.check_grounding import request_to_json
 
 DEFAULT_DATA = settings.BASE_DIR.parent / "shared" / "data" / "grounding" / "dev.jsonl"
@@ -57,8 +58,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--judge",
             action="append",
-            choices=["verifier", "features"],
-            help="judge(s) to time, in one run (default: the engine's default judge)",
+            type=judge_spec,
+            metavar="JUDGE",
+            help=(
+                "judge(s) to time in one run: verifier, features, or verifier:DIR"
+                " (weights trained into DIR); default: the engine's default judge"
+            ),
         )
 
     def handle(self, *args: object, **options: object) -> None:

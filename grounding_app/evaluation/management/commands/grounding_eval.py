@@ -18,6 +18,7 @@ from grounding_app.engine.evaluation import (
     summarise,
 )
 from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.evaluation.cli import judge_spec
 
 
 class Command(BaseCommand):
@@ -38,8 +39,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--judge",
             action="append",
-            choices=["verifier", "features"],
-            help="judge(s) to evaluate, in one run (default: the engine's default judge)",
+            type=judge_spec,
+            metavar="JUDGE",
+            help=(
+                "judge(s) to evaluate in one run: verifier, features, or verifier:DIR"
+                " (weights trained into DIR); default: the engine's default judge"
+            ),
         )
 
     def handle(self, *args: object, **options: object) -> None:

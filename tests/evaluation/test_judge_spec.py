@@ -1,0 +1,40 @@
+"""`--judge` accepts a candidate verifier directory, and refuses what it cannot load."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.verifier.model import VERIFIER_DIR
+from grounding_app.evaluation.cli import judge_spec
+
+
+@pytest.mark.parametrize("value", ["verifier", "features", f"verifier:{VERIFIER_DIR}"])
+def test_known_judges_pass(value: str) -> None:
+    assert judge_spec(value) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("oracle", "unknown judge"),
+        ("features:somewhere", "unknown judge"),
+        ("verifier:/no/such/dir", "no verifier weights"),
+        ("verifier:", "no verifier weights"),
+    ],
+)
+def test_bad_judges_are_refused_by_name(value: str, message: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match=message):
+        judge_spec(value)
+
+
+def test_engine_refuses_an_unknown_judge() -> None:
+    with pytest.raises(ValueError, match="unknown judge 'oracle'"):
+        GroundingEngine.default("oracle")
+
+
+def test_a_verifier_directory_without_weights_fails_at_start_up(tmp_path) -> None:
+    with pytest.raises(RuntimeError, match="verifier weights missing"):
+        GroundingEngine.default(f"verifier:{tmp_path}")
