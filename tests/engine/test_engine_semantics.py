@@ -45,6 +45,16 @@ def test_half_right_is_wrong(engine):
     assert 0.3 < r.support_score < 0.75
 
 
+def test_half_right_is_wrong_against_one_fact(engine):
+    r = run(
+        engine,
+        "Titanic was directed by James Cameron. It starred Brad Pitt and Kate Winslet",
+        facts=FILM_FACTS[:1],
+    )
+    assert supported(r, 0)
+    assert not supported(r, 1)
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="known miss of the current verifier: 'based on the sinking' against 'is about the"
