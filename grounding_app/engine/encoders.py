@@ -43,8 +43,9 @@ def bundled_minilm_path() -> Path:
 class MiniLMEncoder:
     """all-MiniLM-L6-v2 (mean pooling, L2 norm, as sentence-transformers defines it).
 
-    Runs through ONNX Runtime: the same vectors as torch at about half the time on this
-    CPU, and the encoder is most of a request's time.
+    Runs through ONNX Runtime: the same vectors as torch in about a fifth less time on
+    this CPU (batches of 64 took 531 ms against 703 ms for 40 passages), and the encoder
+    is much of a request's time.
     """
 
     def __init__(self, path: Path | None = None, batch_size: int = 16) -> None:

@@ -69,6 +69,16 @@ def _merge_attributes(facts: Sequence[Fact], indices: Sequence[int]) -> dict[str
     return {key: "; ".join(values) for key, values in merged.items()}
 
 
+def parse_judge(spec: str) -> tuple[str, Path | None]:
+    """'verifier', 'features' or 'verifier:DIR' -> (name, DIR or None)."""
+    name, sep, directory = spec.partition(":")
+    if name == "verifier":
+        return name, Path(directory) if sep else None
+    if name == "features" and not sep:
+        return name, None
+    raise ValueError(f"unknown judge {spec!r}: use 'verifier', 'verifier:DIR' or 'features'")
+
+
 def _relevance(
     index: PassageIndex,
     pools: Sequence[Sequence[int]],
@@ -127,16 +137,14 @@ class GroundingEngine:
         `judge` may also be 'verifier:DIR', a verifier trained into DIR: how a candidate
         model is compared with the shipped one before it replaces it.
         """
-        name, sep, directory = judge.partition(":")
+        name, directory = parse_judge(judge)
         if name == "verifier":
             from grounding_app.engine.verifier.model import VERIFIER_DIR, CrossEncoderJudge
 
-            verifier = CrossEncoderJudge(Path(directory) if sep else VERIFIER_DIR)
+            verifier = CrossEncoderJudge(directory or VERIFIER_DIR)
             return cls(MiniLMEncoder(), verifier, Settings(facts_per_claim=2, passages_per_fact=2))
-        if name == "features" and not sep:
-            encoder = MiniLMEncoder()
-            return cls(encoder, FeatureJudge.from_file(encoder))
-        raise ValueError(f"unknown judge {judge!r}: use 'verifier', 'verifier:DIR' or 'features'")
+        encoder = MiniLMEncoder()
+        return cls(encoder, FeatureJudge.from_file(encoder))
 
     def check(self, request: CheckRequest) -> CheckResponse:
         sentences = split_sentences(request.answer)
@@ -238,16 +246,10 @@ class GroundingEngine:
             if not judged[row]:
                 verdicts[claim_id] = _Verdict(0.0, [])
                 continue
-            best = max(score for score, _ in judged[row])
-            singles = [(s, o) for s, o in judged[row] if len(o.facts) == 1]
-            cited_options = [o for s, o in singles if s >= request.citation_threshold]
-            if not cited_options:
-                cited_options = [o for s, o in judged[row] if s == best]
-            cited = [
-                p
-                for option in cited_options
-                for p in _supporting(claims[claim_id], option.passages)
-            ]
+            # Reading stops at the first option that supports the claim, so the best
+            # option is the one that supports it, when any does.
+            best, option = max(judged[row], key=lambda item: item[0])
+            cited = _supporting(claims[claim_id], option.passages)
             verdicts[claim_id] = _Verdict(best, cited)
         return verdicts
 

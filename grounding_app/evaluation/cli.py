@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from grounding_app.engine.pipeline import parse_judge
 
 
 def judge_spec(value: str) -> str:
     """'verifier', 'features' or 'verifier:DIR' where DIR holds trained weights."""
-    name, sep, directory = value.partition(":")
-    if name == "features" and not sep:
-        return value
-    if name == "verifier":
-        if sep and not (Path(directory) / "model.safetensors").is_file():
-            raise argparse.ArgumentTypeError(f"no verifier weights in {directory!r}")
-        return value
-    raise argparse.ArgumentTypeError(
-        f"unknown judge {value!r}: use 'verifier', 'features' or 'verifier:DIR'"
-    )
+    try:
+        _, directory = parse_judge(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    if directory is not None and not (directory / "model.safetensors").is_file():
+        raise argparse.ArgumentTypeError(f"no verifier weights in {str(directory)!r}")
+    return value
