@@ -22,7 +22,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 class Encoder(Protocol):
-    """Maps texts to L2-normalised vectors (rows)."""
+    """Maps texts to L2-normalised float32 rows, shape (len(texts), dim).
+
+    No texts give shape (0, dim), so callers may stack and multiply without a special
+    case; a text with nothing to encode may give the zero row, never NaN.
+    """
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -121,10 +125,11 @@ class MemoEncoder:
         self._cache: dict[str, np.ndarray] = {}
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            # Only the inner encoder knows its width.
+            return self._inner.encode([])
         todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if todo:
             for text, vector in zip(todo, self._inner.encode(todo), strict=True):
                 self._cache[text] = vector
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts])

@@ -86,14 +86,23 @@ def _relevance(
     in_context: Sequence[str],
     memo: MemoEncoder,
 ) -> list[np.ndarray]:
-    """Per claim, its pool's cosine to the claim and to the claim read in context."""
+    """Per claim, its pool's cosine to the claim and to the claim read in context.
+
+    A claim the prefilter found nothing for gets an empty array (and later no evidence,
+    so score 0): off-topic claims and facts in another script are everyday input.
+    """
     pool_ids = sorted({p for pool in pools for p in pool})
+    if not pool_ids:
+        return [np.zeros(0, dtype=np.float32) for _ in pools]
     position = {p: row for row, p in enumerate(pool_ids)}
     passage_vecs = memo.encode([index.passages[p].text for p in pool_ids])
     claim_vecs = memo.encode(list(claims))
     ctx_vecs = memo.encode(list(in_context))
     out = []
     for row, pool in enumerate(pools):
+        if not pool:
+            out.append(np.zeros(0, dtype=np.float32))
+            continue
         block = passage_vecs[[position[p] for p in pool]]
         out.append(0.5 * (block @ claim_vecs[row] + block @ ctx_vecs[row]))
     return out

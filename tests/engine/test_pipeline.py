@@ -6,14 +6,25 @@ import pytest
 
 from grounding_app.engine.encoders import HashingEncoder
 from grounding_app.engine.judges import FEATURE_NAMES, ClaimInContext, Evidence, FeatureJudge
+from grounding_app.engine.lexical import content_stems
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.retrieval import (
     DENSE_ONLY_LIMIT,
     MAX_PASSAGE_WORDS,
     PassageIndex,
+    bm25_tokens,
     split_fact,
 )
 from grounding_app.engine.types import CheckRequest, Fact
+from tests.engine.realistic import (
+    CJK_CASES,
+    OFF_TOPIC_ANSWER,
+    OFF_TOPIC_FACTS,
+    VOLCANO_SENTENCES,
+    cjk_request,
+    json_fact_request,
+    off_topic_request,
+)
 
 # cos_claim, cos_in_context, coverage, full_coverage, missing number, names, negation, words
 WEIGHTS = (6.0, 0.0, 4.0, 1.0, -6.0, -3.0, -3.0, 0.0)
@@ -47,6 +58,42 @@ def test_prefilter_finds_the_matching_passage_among_many():
     (hits,) = index.candidates(["When did the submarine cable reach Lisbon?"], k=3)
     assert index.passages[hits[0]].text.startswith("The submarine cable")
     assert index.candidates(["", "zzzz unknownword"], k=3) == [[], []]
+
+
+@pytest.mark.parametrize("make", [off_topic_request, json_fact_request], ids=["off-topic", "json"])
+def test_claim_the_prefilter_finds_nothing_for_is_unsupported(engine, make):
+    response = engine.check(make())
+    (claim,) = response.claims
+    assert claim.grounding_check_required
+    assert claim.citation_indices == () and claim.score == 0.0
+    assert response.cited_chunks == () and response.support_score == 0.0
+
+
+def test_claim_without_candidates_beside_one_with_them(engine):
+    # The off-topic claim comes first: after the volcano it would be read in its context.
+    answer = f"{OFF_TOPIC_ANSWER} {VOLCANO_SENTENCES[4]}"
+    request = CheckRequest(answer, OFF_TOPIC_FACTS, enable_claim_level_score=True)
+    missing, found = engine.check(request).claims
+    assert found.citation_indices != ()
+    assert missing.citation_indices == () and missing.score == 0.0
+
+
+def test_bm25_tokens_cut_cjk_runs_into_bigrams():
+    assert bm25_tokens("東京タワー・電波塔") == ["東京", "京タ", "タワ", "ワー", "電波", "波塔"]
+    assert bm25_tokens("서울은 한국의 수도") == ["서울", "울은", "한국", "국의", "수도"]
+    assert bm25_tokens("猫 and 犬") == ["猫", "犬"]
+    assert bm25_tokens("iPhone発売") == ["iphon", "発売"]
+    latin = "The submarine cable's 3 ends reached Lisbon, not Porto, in 1870."
+    assert bm25_tokens(latin) == content_stems(latin)
+
+
+@pytest.mark.parametrize("language", sorted(CJK_CASES))
+def test_prefilter_finds_cjk_paraphrases_by_shared_bigrams(language):
+    request = cjk_request(language)
+    index = PassageIndex(request.facts)
+    assert len(index.passages) > DENSE_ONLY_LIMIT
+    (hits,) = index.candidates([request.answer], k=4)
+    assert hits and index.passages[hits[0]].text == CJK_CASES[language][1]
 
 
 def test_same_supporting_passage_is_one_chunk(engine):
