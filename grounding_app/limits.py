@@ -89,10 +89,6 @@ def client_ip(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
-def is_api(request: HttpRequest) -> bool:
-    return request.path.startswith("/v1/")
-
-
 class RequestSizeLimitMiddleware:
     """Refuse a request whose declared body exceeds MAX_REQUEST_BYTES, before reading it.
 
@@ -116,7 +112,7 @@ class RequestSizeLimitMiddleware:
 
 def too_large(request: HttpRequest) -> HttpResponse:
     limit = settings.MAX_REQUEST_BYTES
-    if is_api(request):
+    if errors.is_api_path(request.path_info):
         return errors.error_response(
             413, f"Request payload size exceeds the limit: {limit} bytes.", errors.INVALID_ARGUMENT
         )

@@ -75,6 +75,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Google's JSON error envelope for every error under /v1 and the other API versions,
+    # whatever middleware or view raised it (grounding_app/api/middleware.py).
+    "grounding_app.api.middleware.ApiErrorMiddleware",
     "grounding_app.retention.expiry.PeriodsPerRequestMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -7,16 +7,19 @@ hash would buy nothing but a slower request; a leaked table still reveals no key
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from django.db import models
+from django.db import OperationalError, models, transaction
 from django.utils import timezone
 
 KEY_PREFIX = "gwk_"
 PREFIX_CHARS = 12  # "gwk_" and 8 random characters: enough to tell keys apart in the admin
 MAX_KEY_CHARS = 256  # anything longer is not one of ours; do not hash it
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+logger = logging.getLogger(__name__)
 
 
 def hash_key(raw: str) -> str:
@@ -63,7 +66,21 @@ class ApiKey(models.Model):
             return None
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at >= LAST_USED_RESOLUTION:
-            # An UPDATE of one column, so concurrent requests never overwrite other edits.
-            cls.objects.filter(pk=key.pk).update(last_used_at=now)
-            key.last_used_at = now
+            key._note_use(now)
         return key
+
+    def _note_use(self, now: datetime) -> None:
+        """Best effort: a locked database must not refuse a request for bookkeeping.
+
+        An UPDATE of one column, so concurrent requests never overwrite other edits, in
+        a savepoint, so a failure leaves a caller's transaction usable.
+        """
+        try:
+            with transaction.atomic():
+                type(self).objects.filter(pk=self.pk).update(last_used_at=now)
+        except OperationalError:
+            logger.warning(
+                "Could not note the use of API key %s in last_used_at", self.pk, exc_info=True
+            )
+            return
+        self.last_used_at = now

@@ -29,7 +29,11 @@ logger = logging.getLogger(__name__)
 
 
 def _raw_key(request: HttpRequest) -> str:
-    """The key as Google APIs accept it: x-goog-api-key, a Bearer token or ?key=."""
+    """The key as Google APIs accept it: x-goog-api-key, a Bearer token or ?key=.
+
+    ?key= stays because Google's REST examples use it; no log line of ours or Django's
+    holds the query string, and gunicorn.conf.py logs the path without it.
+    """
     header = request.headers.get("x-goog-api-key", "").strip()
     if header:
         return header
@@ -106,6 +110,5 @@ def readyz(request: HttpRequest) -> JsonResponse:
 
 @csrf_exempt
 def not_found(request: HttpRequest) -> JsonResponse:
-    return error_response(
-        404, f"The requested URL {request.path} was not found on this server.", errors.NOT_FOUND
-    )
+    """Any other path under an API version prefix, with any method."""
+    return errors.not_found(request.path)

@@ -6,9 +6,9 @@ spell paths, accept numbers and report bad offsets the same way:
 - a field may be spelled camelCase or snake_case (proto3 JSON accepts both), not both
   at once; `null` means unset; fields we do not read are ignored, because responses
   gain fields over time and the SDKs ignore unknown response fields too;
-- an integer may be a JSON number without a fraction or a string of digits, a double a
-  JSON number or numeric string, as proto3 JSON allows; `true` is never a number, and
-  NaN / Infinity are refused (a score or offset cannot be either);
+- an integer may be a JSON number without a fraction or a string of ASCII digits, a
+  double a JSON number or a string in JSON number syntax, as proto3 JSON allows; `true`
+  is never a number, and NaN / Infinity are refused (a score or offset cannot be either);
 - a path names the field as it was sent, e.g. `candidates[0].grounding_metadata`.
 """
 
@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from typing import NoReturn, TypeVar
 
 from grounding_app.engine.offsets import find_lone_surrogate
-from grounding_app.formats.check_grounding import FormatError, json_type
+from grounding_app.formats.check_grounding import NUMERIC_STRING, FormatError, json_type
 from grounding_app.formats.check_grounding import join_path as join
 from grounding_app.formats.grounded import Problem
 
-_INTEGER_STRING = re.compile(r"-?\d{1,30}")
-_NUMERIC_STRING = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# [0-9], not \d: \d and int() take every script's digits ("\u0661", "\uff10").
+_INTEGER_STRING = re.compile(r"-?[0-9]{1,30}")
 _UPPER = re.compile(r"[A-Z]")
 _QUOTE_LIMIT = 80
 
@@ -119,7 +119,7 @@ def integer(path: str, value: object) -> int:
 
 def number(path: str, value: object) -> float:
     if isinstance(value, str):
-        if not _NUMERIC_STRING.fullmatch(value):
+        if not NUMERIC_STRING.fullmatch(value):
             fail(path, f"expected a number, got the string {quote(value)}.")
         result = float(value)
     elif isinstance(value, bool) or not isinstance(value, int | float):

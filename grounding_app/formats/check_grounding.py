@@ -7,14 +7,16 @@ message naming the field, as Google's front end does:
 
 - a field may be spelled camelCase (its JSON name) or snake_case (its proto name), but
   not both at once; unknown fields are errors; `null` means "unset";
-- a double may be a JSON number or a numeric string, including "NaN", "Infinity" and
-  "-Infinity" (which then fail the range check); a JSON `true` is not a number;
+- a double may be a JSON number or a string in JSON number syntax (ASCII digits only),
+  or "NaN", "Infinity" and "-Infinity" (which then fail the range check); a JSON `true`
+  is not a number;
 - a bool must be a JSON `true`/`false`: json_format refuses the strings "true"/"false"
   outside map keys, and so do we;
 - strings with lone surrogates (possible through `\\ud800` escapes) are refused;
 - the body itself must be UTF-8 JSON without duplicate keys or bare NaN
   (`decode_json_body`), as json_format requires.
 
+`answerCandidate` is bounded in UTF-8 bytes (`MAX_ANSWER_BYTES`) as well as in tokens.
 An empty or missing `answerCandidate` is accepted and yields zero claims. Google does
 not document this case and proto3 cannot tell a missing string from an empty one, so
 refusing it would refuse a request the client sends for `answer_candidate=""`.
@@ -42,10 +44,16 @@ from grounding_app.engine.types import (
 
 MAX_LABELS = 64
 MAX_LABEL_CHARS = 63
+# The token limit does not bound size: 2,048 "words" of 7,000 letters are 2,048 tokens
+# but 14 MB, and emoji or punctuation count no token at all. 64 KiB is 16 bytes a token:
+# real text at the token limit is about 22 KB in English and 45 KB in Russian; only long
+# or unspaced words of three-byte letters (Georgian, Thai) reach it first, and then
+# beyond what Google's own limit, 4,096 subword tokens, lets through.
+MAX_ANSWER_BYTES = 64 * 1024
 
 # proto3 JSON numbers as strings: plain JSON number syntax, no Python extras such as
-# "1_000", "inf" or surrounding blanks that float() would let through.
-_NUMERIC_STRING = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# "1_000", "inf", blanks or other scripts' digits ("\u0661") that float() would take.
+NUMERIC_STRING = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 _REQUEST_FIELDS = {
@@ -165,7 +173,7 @@ def _double(path: str, value: object) -> float:
     if isinstance(value, str):
         if value in _SPECIAL_FLOATS:
             return _SPECIAL_FLOATS[value]
-        if _NUMERIC_STRING.fullmatch(value):
+        if NUMERIC_STRING.fullmatch(value):
             return float(value)
         _fail(path, f"expected a number, got the string {value!r}.")
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -247,6 +255,14 @@ def _facts(path: str, value: object) -> tuple[Fact, ...]:
 
 
 def _answer(path: str, value: object) -> str:
+    """The answer, measured in bytes before its tokens are counted, which costs more."""
+    if isinstance(value, str):
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > MAX_ANSWER_BYTES:
+            _fail(
+                path,
+                f"the answer may be at most {MAX_ANSWER_BYTES} bytes long in UTF-8, got {size}.",
+            )
     answer = _string(path, value)
     tokens = count_tokens(answer)
     if tokens > MAX_ANSWER_TOKENS:

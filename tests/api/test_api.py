@@ -164,6 +164,14 @@ def test_400_answer_too_long(client, key, seen):
     assert_error(post(client, body, key=key), 400, "INVALID_ARGUMENT", "answerCandidate", "4096")
 
 
+def test_400_answer_over_the_byte_limit(client, key, seen):
+    """Issue 10 item 9: 2,048 tokens, but 14.3 MB; under the 16 MiB body limit."""
+    body = {**BODY, "answerCandidate": " ".join(["a" * 7_000] * 2_048)}
+    response = post(client, body, key=key)
+    assert_error(response, 400, "INVALID_ARGUMENT", "answerCandidate", "65536 bytes")
+    assert not seen
+
+
 def test_413_body_over_16_mib(client, key, seen):
     body = b" " * (16 * 1024 * 1024 + 1)
     assert_error(post(client, body, key=key), 413, "INVALID_ARGUMENT", "16777216")

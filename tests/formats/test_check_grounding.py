@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from google.cloud import discoveryengine_v1 as de
 
+from grounding_app.engine.tokens import count_tokens
 from grounding_app.engine.types import (
     DEFAULT_CITATION_THRESHOLD,
+    MAX_ANSWER_TOKENS,
     CheckRequest,
     CheckResponse,
     CitedChunk,
@@ -16,6 +19,7 @@ from grounding_app.engine.types import (
     Fact,
 )
 from grounding_app.formats.check_grounding import (
+    MAX_ANSWER_BYTES,
     FormatError,
     decode_json_body,
     parse_check_request,
@@ -230,6 +234,98 @@ def test_answer_token_limit():
     with pytest.raises(FormatError, match="4096 tokens") as info:
         parse_check_request({"answerCandidate": "word " * 4097})
     assert info.value.field == "answerCandidate"
+
+
+def test_answer_byte_limit_counts_utf8_bytes():
+    parse_check_request({"answerCandidate": "a" * MAX_ANSWER_BYTES})  # one token
+    parse_check_request({"answerCandidate": "é" * (MAX_ANSWER_BYTES // 2)})
+    with pytest.raises(FormatError, match=f"at most {MAX_ANSWER_BYTES} bytes") as info:
+        parse_check_request({"answerCandidate": "é" * (MAX_ANSWER_BYTES // 2) + "a"})
+    assert info.value.field == "answerCandidate"
+    assert f"got {MAX_ANSWER_BYTES + 1}" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The movie was released on December 19, 1997 and won eleven Academy Awards.",
+        "Der Film wurde am 19. Dezember 1997 veröffentlicht und gewann elf Oscars.",
+        "Фильм вышел 19 декабря 1997 года и получил одиннадцать премий «Оскар».",
+        "הסרט יצא לאקרנים ב-19 בדצמבר 1997 וזכה באחד עשר פרסי אוסקר.",
+        "这部电影于1997年12月19日上映\uff0c并获得了十一项奥斯卡奖。",
+    ],
+)
+def test_real_text_at_the_token_limit_fits_the_byte_limit(sentence):
+    per_sentence = count_tokens(sentence)
+    answer = " ".join([sentence] * (MAX_ANSWER_TOKENS // per_sentence))
+    assert MAX_ANSWER_TOKENS - per_sentence < count_tokens(answer) <= MAX_ANSWER_TOKENS
+    assert parse_check_request({"answerCandidate": answer}).answer == answer
+
+
+def test_a_huge_answer_of_few_tokens_is_refused_before_its_tokens_are_counted(monkeypatch):
+    """Issue 10 item 9: 2,048 words of 7,000 letters (14.3 MB) held a worker for 16 s."""
+    counted: list[str] = []
+
+    def count_tokens(text: str) -> int:
+        counted.append(text)
+        return 1
+
+    monkeypatch.setattr("grounding_app.formats.check_grounding.count_tokens", count_tokens)
+    raw = json.dumps({"answerCandidate": " ".join(["a" * 7_000] * 2_048)}).encode()
+    assert len(raw) > 14_000_000
+    started = time.perf_counter()
+    with pytest.raises(FormatError, match=f"at most {MAX_ANSWER_BYTES} bytes") as info:
+        parse_check_request(decode_json_body(raw))
+    assert time.perf_counter() - started < 0.5
+    assert info.value.field == "answerCandidate"
+    assert not counted
+
+
+# proto3 JSON numbers as strings: ASCII JSON number syntax only. float() and int() would
+# also take other scripts' digits, blanks and underscores.
+_NUMBER_STRINGS = ["0", "1", "0.5", "5e-1", "5E-1", "0.1e+1", "-0", "1.0E0"]
+_NOT_NUMBER_STRINGS = [
+    "\u0661",  # ARABIC-INDIC DIGIT ONE
+    "\uff10.5",  # FULLWIDTH DIGIT ZERO
+    "0.\uff15",
+    "\u0660.\u0665",
+    "\u0967",  # DEVANAGARI DIGIT ONE
+    "1e\u0661",
+    "\U0001d7ce",  # MATHEMATICAL BOLD DIGIT ZERO
+    "1_0",
+    "0._5",
+    " 0.5",
+    "0.5 ",
+    "0.5\n",
+    "\u00a00.5",
+    "+0.5",
+    "0x1",
+    "1/2",
+    "",
+    "-",
+    ".",
+    "e1",
+    "inf",
+    "-inf",
+    "nan",
+    "infinity",
+    "NAN",
+    "½",
+    "\u00b2",  # SUPERSCRIPT TWO: a digit to str.isdigit, not to float
+]
+
+
+@pytest.mark.parametrize("raw", _NUMBER_STRINGS)
+def test_numeric_strings_in_json_number_syntax_are_numbers(raw):
+    threshold = parse_check_request({"groundingSpec": {"citationThreshold": raw}})
+    assert threshold.citation_threshold == float(raw)
+
+
+@pytest.mark.parametrize("raw", _NOT_NUMBER_STRINGS)
+def test_other_strings_are_not_numbers(raw):
+    with pytest.raises(FormatError, match="expected a number, got the string") as info:
+        parse_check_request({"groundingSpec": {"citationThreshold": raw}})
+    assert info.value.field == "groundingSpec.citationThreshold"
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from grounding_app.annotations.importing import ImportProblems, parse_jsonl
 from grounding_app.engine.dataset import DatasetError, parse_example
 from grounding_app.engine.types import CheckRequest, Fact
+from grounding_app.formats import _reader as reader
 from grounding_app.formats.agent import parse_agent
 from grounding_app.formats.check_grounding import (
     FormatError,
@@ -194,3 +195,36 @@ def test_annotation_jsonl_imports(lines: list[str], as_bytes: bool) -> None:
         ImportProblems,
         lambda: parse_jsonl(raw.encode("utf-8", "surrogatepass") if as_bytes else raw),
     )
+
+
+# Digits of every script, other numeric characters and blanks, mixed with what JSON
+# numbers are made of: float() and int() take many such strings, proto3 JSON none.
+_NUMBERISH = st.text(
+    st.one_of(
+        st.characters(categories=["Nd", "No", "Zs"]),
+        st.sampled_from("0123456789.eE+-_ \t\n"),
+    ),
+    max_size=8,
+)
+
+
+def _read_as_number(read: Callable[[], object]) -> bool:
+    """Whether `read` took its string as a number (a range error still counts as taken)."""
+    try:
+        read()
+    except FormatError as exc:
+        return "got the string" not in exc.message
+    return True
+
+
+@FUZZ
+@given(_NUMBERISH)
+def test_numbers_in_strings_are_ascii_json_numbers(raw: str) -> None:
+    readers = (
+        lambda: parse_check_request({"groundingSpec": {"citationThreshold": raw}}),
+        lambda: reader.number("f", raw),
+        lambda: reader.integer("f", raw),
+    )
+    for read in readers:
+        if _read_as_number(read):
+            assert raw.isascii() and raw == raw.strip() and "_" not in raw, raw

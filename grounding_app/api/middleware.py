@@ -1,0 +1,61 @@
+"""Google's JSON envelope for every error under an API version prefix, whatever failed.
+
+The API views answer their own errors; this catches the rest. An exception escaping a
+view is logged and answered 503 UNAVAILABLE when the database is locked or out of reach
+(the same request may succeed when resent) or 500 INTERNAL otherwise, never with the
+exception's text. Errors Django answers itself with a page (no such path, a bad Host
+header, a crash in another middleware) are turned into the envelope with their status.
+
+It must wrap every middleware that can answer an error, and sit inside
+SecurityMiddleware so that its answers still carry the security headers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.db.utils import InterfaceError, OperationalError
+from django.http import Http404, HttpRequest, HttpResponseBase, JsonResponse
+from django.http.multipartparser import MultiPartParserError
+
+from grounding_app.api import errors
+
+logger = logging.getLogger(__name__)
+
+# Exceptions Django itself answers with a 4xx (django.core.handlers.exception); they are
+# left to it, and their page becomes an envelope on the way out.
+_CLIENT_ERRORS = (Http404, PermissionDenied, BadRequest, SuspiciousOperation, MultiPartParserError)
+# What the database raises when it is locked (SQLite's busy timeout ran out), gone or
+# unreachable: the request may well succeed if resent.
+_UNAVAILABLE = (OperationalError, InterfaceError)
+
+
+class ApiErrorMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if (
+            response.status_code >= 400
+            and errors.is_api_path(request.path_info)
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            return errors.envelope_for(response, request.path)
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> JsonResponse | None:
+        if not errors.is_api_path(request.path_info) or isinstance(exception, _CLIENT_ERRORS):
+            return None
+        # request.path, never the query string: it may hold the API key (?key=).
+        if isinstance(exception, _UNAVAILABLE):
+            logger.error(
+                "Database unavailable: %s %s", request.method, request.path, exc_info=exception
+            )
+            return errors.error_response(
+                503, "The service is currently unavailable.", errors.UNAVAILABLE
+            )
+        logger.error("Internal error: %s %s", request.method, request.path, exc_info=exception)
+        return errors.error_response(500, "Internal error encountered.", errors.INTERNAL)
