@@ -8,6 +8,7 @@ final submit) or the script saves one claim's draft, so both go through
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,9 +20,42 @@ from grounding_app.accounts.roles import ROLES
 from grounding_app.annotations.labelset import LabelSetError, build_label_set
 from grounding_app.annotations.models import ClaimLabel, ItemClaim, LabelingProject
 from grounding_app.annotations.services import ClaimState
-from grounding_app.reviews.forms import upload_or_paste
+from grounding_app.reviews.forms import NUL_REFUSED, upload_or_paste
 
 MAX_NOTE_CHARS = 2000
+
+# At most 18 digits: every such number fits the 64-bit integer columns of both databases.
+_PLAIN_NUMBER = re.compile(r"[0-9]{1,18}")
+
+
+def plain_number(value: object) -> int | None:
+    """`value` as a number if it is written in ASCII digits alone, else None.
+
+    `str.isdigit` accepts "²", which `int` refuses; `int` accepts Arabic-Indic and
+    full-width digits, " 1", "+1" and "1_0", which no form of ours sends; and a number
+    past SQLite's 64-bit integers makes a query raise OverflowError instead of matching
+    nothing.
+    """
+    if isinstance(value, str) and _PLAIN_NUMBER.fullmatch(value):
+        return int(value)
+    return None
+
+
+class PeopleField(forms.ModelMultipleChoiceField):
+    """Checks the posted ids before Django queries them: a number past the database's
+    integers would crash that query (OverflowError on SQLite) rather than match nobody."""
+
+    def clean(self, value: Any) -> Any:
+        value = self.prepare_value(value)
+        if isinstance(value, list | tuple):
+            for pk in value:
+                if plain_number(str(pk)) is None:
+                    raise forms.ValidationError(
+                        self.error_messages["invalid_pk_value"],
+                        code="invalid_pk_value",
+                        params={"pk": pk},
+                    )
+        return super().clean(value)
 
 
 def people() -> QuerySet[Any]:
@@ -43,7 +77,7 @@ class ProjectForm(forms.ModelForm):
         ),
         help_text="One per line, after supported / unsupported / no check needed (at most 6).",
     )
-    annotators = forms.ModelMultipleChoiceField(
+    annotators = PeopleField(
         queryset=people(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
@@ -134,12 +168,15 @@ def claim_states(
             raise forms.ValidationError(f"“{label}” is not a label of this project.")
         cited: set[int] = set()
         for value in data.getlist(f"cite-{claim.pk}"):
-            if not value.isdigit() or int(value) >= fact_count:
-                raise forms.ValidationError(f"There is no fact {value!r} to cite.")
-            cited.add(int(value))
+            index = plain_number(value)
+            if index is None or index >= fact_count:
+                raise forms.ValidationError(f"There is no fact {value[:20]!r} to cite.")
+            cited.add(index)
         note = data.get(f"note-{claim.pk}", "").replace("\r\n", "\n")
         if len(note) > MAX_NOTE_CHARS:
             raise forms.ValidationError(f"A note may be at most {MAX_NOTE_CHARS} characters.")
+        if "\x00" in note:  # PostgreSQL cannot store it; refused on SQLite alike
+            raise forms.ValidationError(f"A note: {NUL_REFUSED}")
         states[claim.pk] = ClaimState(label, tuple(sorted(cited)), note)
     return states
 

@@ -34,6 +34,7 @@ from grounding_app.annotations.forms import (
     ProjectForm,
     SendReviewForm,
     claim_states,
+    plain_number,
 )
 from grounding_app.annotations.importing import ImportProblems
 from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
@@ -204,7 +205,10 @@ def label(request: HttpRequest, pk: int) -> HttpResponse:
 def label_draft(request: HttpRequest, pk: int) -> HttpResponse:
     """Save one claim's state (the script posts on every change); answers JSON."""
     assignment = _own_assignment(request, pk)
-    claim = get_object_or_404(ItemClaim, pk=request.POST.get("claim", "0"), item=assignment.item)
+    claim_pk = plain_number(request.POST.get("claim"))
+    if claim_pk is None:
+        return JsonResponse({"error": "The draft does not name a claim by its number."}, status=400)
+    claim = get_object_or_404(ItemClaim, pk=claim_pk, item=assignment.item)
     try:
         states = claim_states(
             request.POST, [claim], assignment.item.project, len(assignment.item.facts)

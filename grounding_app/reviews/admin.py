@@ -1,7 +1,14 @@
+"""Reviews in the admin; its search reads the folded search text (folding.py)."""
+
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from grounding_app.reviews.folding import fold
 from grounding_app.reviews.models import Review
 
 
@@ -20,3 +27,9 @@ class ReviewAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     raw_id_fields = ("rechecked_from", "created_by")
     readonly_fields = ("public_id", "created_at")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Review], search_term: str
+    ) -> tuple[QuerySet[Review], Any]:
+        """The term folded as the stored text is, so "Mbappé" finds "mbappe" here too."""
+        return super().get_search_results(request, queryset, fold(search_term))

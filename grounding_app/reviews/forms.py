@@ -15,11 +15,13 @@ from django.core.files.uploadedfile import UploadedFile
 
 from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
 from grounding_app.formats.check_grounding import (
+    NUMERIC_STRING,
     FormatError,
     decode_json_body,
     parse_check_request,
 )
 from grounding_app.formats.imports import MAX_IMPORT_BYTES
+from grounding_app.reviews.folding import fold
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.services import ReviewFilter
 
@@ -30,6 +32,17 @@ ATTRIBUTE_PAIRS = 2  # blank attribute pairs per fact row
 # and group the rows (JavaScript leaves gaps when rows are removed).
 _ROW_FIELD = re.compile(r"fact-(\d{1,4})-(text|key-(\d{1,3})|value-(\d{1,3}))")
 _FACT_PATH = re.compile(r"facts\[(\d+)\]")
+# A null character, as itself or as the JSON escape \u0000 (one not itself escaped, so
+# after an even run of backslashes). PostgreSQL stores it in neither text nor jsonb, so
+# the forms refuse it, on SQLite too, rather than let the save fail.
+_NUL = re.compile(r"\x00|(?<!\\)(?:\\\\)*\\u0000")
+NUL_REFUSED = "Null characters (U+0000) cannot be stored."
+
+# A search is one LIKE per word, and SQLite refuses a pattern over 50,000 bytes or a
+# deep expression: folding makes one character up to 18 ("\ufdfa" gives four words),
+# so 500 characters stay under 40,000 bytes.
+MAX_SEARCH_CHARS = 500
+MAX_SEARCH_WORDS = 50
 
 
 @dataclass
@@ -104,8 +117,24 @@ def _row_facts(rows: list[FactRow]) -> tuple[list[dict[str, Any]], list[str]]:
                 attributes[key] = pair.value
         if not row.text.strip():
             errors.append(f"Fact {number}: the fact text is empty.")
+        if "\x00" in row.text + "".join(a.key + a.value for a in row.attributes):
+            errors.append(f"Fact {number}: {NUL_REFUSED}")
         facts.append({"factText": row.text.replace("\r\n", "\n"), "attributes": attributes})
     return facts, errors
+
+
+class DecimalNumberField(forms.FloatField):
+    """A float written with ASCII digits only, as the API's JSON numbers are.
+
+    Django's FloatField uses float(), which also reads Arabic-Indic and full-width
+    digits and "1_0".
+    """
+
+    def to_python(self, value: Any) -> float | None:
+        text = str(value).strip() if value is not None else ""
+        if text and not NUMERIC_STRING.fullmatch(text):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
 
 
 class NewReviewForm(forms.Form):
@@ -114,7 +143,7 @@ class NewReviewForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 8, "dir": "auto", "spellcheck": "false"}),
         help_text="The model's answer, exactly as it was given.",
     )
-    citation_threshold = forms.FloatField(
+    citation_threshold = DecimalNumberField(
         min_value=0.0,
         max_value=1.0,
         initial=DEFAULT_CITATION_THRESHOLD,
@@ -146,6 +175,11 @@ class NewReviewForm(forms.Form):
 
     def clean_answer(self) -> str:
         return self.cleaned_data["answer"].replace("\r\n", "\n")
+
+    def clean_facts_json(self) -> str:
+        facts_json: str = self.cleaned_data["facts_json"]
+        refuse_nul(facts_json)
+        return facts_json
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -192,6 +226,13 @@ class NewReviewForm(forms.Form):
             self.add_error(None, f"{where}: {exc.message}")
 
 
+def refuse_nul(raw: str | bytes) -> None:
+    """Raise ValidationError if JSON text holds a null character (see `_NUL`)."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if _NUL.search(text):
+        raise forms.ValidationError(NUL_REFUSED)
+
+
 def upload_or_paste(data: dict[str, Any], required: bool, what: str = "JSON") -> str | bytes | None:
     """The pasted `payload` or the uploaded `file` of an import form, never both."""
     upload: UploadedFile | None = data.get("file")
@@ -203,8 +244,11 @@ def upload_or_paste(data: dict[str, Any], required: bool, what: str = "JSON") ->
             raise forms.ValidationError(
                 f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MiB."
             )
-        return upload.read()
+        raw = upload.read()
+        refuse_nul(raw)
+        return raw
     if pasted.strip():
+        refuse_nul(pasted)
         return pasted
     if required:
         raise forms.ValidationError(f"Paste {what} or choose a file to upload.")
@@ -227,21 +271,27 @@ class ImportForm(forms.Form):
 
 
 class ReviewFilterForm(forms.Form):
-    q = forms.CharField(required=False, label="Search")
+    q = forms.CharField(required=False, max_length=MAX_SEARCH_CHARS, label="Search")
     summary = forms.ChoiceField(
         required=False, label="Verdict", choices=[("", "Any verdict"), *Review.Summary.choices]
     )
     source_format = forms.ChoiceField(
         required=False, label="Source", choices=[("", "Any source"), *Review.Format.choices]
     )
-    min_score = forms.FloatField(required=False, min_value=0.0, max_value=1.0, label="Score ≥")
-    max_score = forms.FloatField(required=False, min_value=0.0, max_value=1.0, label="Score ≤")
+    min_score = DecimalNumberField(required=False, min_value=0.0, max_value=1.0, label="Score ≥")
+    max_score = DecimalNumberField(required=False, min_value=0.0, max_value=1.0, label="Score ≤")
     date_from = forms.DateField(
         required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
     )
     date_to = forms.DateField(
         required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
     )
+
+    def clean_q(self) -> str:
+        q: str = self.cleaned_data["q"]
+        if len(fold(q).split()) > MAX_SEARCH_WORDS:
+            raise forms.ValidationError(f"Search for at most {MAX_SEARCH_WORDS} words.")
+        return q
 
     def to_filter(self) -> ReviewFilter:
         """The valid filters only: a mistyped score must not hide every review."""

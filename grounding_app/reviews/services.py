@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from grounding_app.accounts.roles import ADMIN, has_role
 from grounding_app.engine import service as engine_service
@@ -19,6 +19,7 @@ from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.imports import detect_and_parse
 from grounding_app.rendering.answer import RenderedCandidate, render_answer
+from grounding_app.reviews.folding import fold
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.serialize import grounded_from_json, grounded_to_json
 
@@ -45,13 +46,14 @@ def summarize(grounded: GroundedAnswer) -> tuple[str, float | None, int]:
 
 
 def _search_text(grounded: GroundedAnswer, facts: list[dict[str, Any]]) -> str:
+    """Folded (see `folding`), so that a folded query finds it with a plain LIKE."""
     pieces: list[str] = []
     for candidate in grounded.candidates:
         pieces.extend(candidate.parts)
         pieces.extend(candidate.web_search_queries)
         pieces.extend(s.title for s in candidate.sources if s.title)
     pieces.extend(f["factText"] for f in facts)
-    return "\n".join(pieces)
+    return fold("\n".join(pieces))
 
 
 def save_review(
@@ -191,8 +193,8 @@ def find_reviews(f: ReviewFilter) -> QuerySet[Review]:
     reviews = Review.objects.select_related("created_by").defer(
         "result", "raw_payload", "search_text"
     )
-    for word in f.text.split():
-        reviews = reviews.filter(Q(search_text__icontains=word))
+    for word in fold(f.text).split():
+        reviews = reviews.filter(search_text__contains=word)
     if f.summary:
         reviews = reviews.filter(summary=f.summary)
     if f.source_format:

@@ -198,3 +198,55 @@ def test_progress_counts_what_is_left(project: LabelingProject, annotators: list
     assert assignment is not None
     services.skip(assignment)
     assert services.annotator_progress(project, ann) == services.Progress(0, 3)
+
+
+@pytest.mark.parametrize("claim", ["abc", "1.5", "", "-1", "²", "99999999999999999999", "1e309"])
+def test_a_malformed_claim_id_is_refused_and_keeps_the_draft(
+    project: LabelingProject, annotators: list[Any], claim: str
+) -> None:
+    client = client_for(annotators[0])
+    assignment = _start(client, project)
+    own = assignment.item.claims.get()
+    draft_url = f"/annotations/label/{assignment.pk}/draft/"
+    saved = {"claim": own.pk, f"label-{own.pk}": "supported", f"cite-{own.pk}": ["0"]}
+    assert client.post(draft_url, saved).status_code == 200
+    response = client.post(draft_url, {"claim": claim, f"label-{own.pk}": "unsupported"})
+    assert response.status_code in (400, 404)
+    if response.status_code == 400:
+        assert "error" in response.json()
+    label = ClaimLabel.objects.get()
+    assert (label.label, label.cited_facts) == ("supported", [0])
+
+
+@pytest.mark.parametrize("cite", ["²", "\u0661", "\uff10", "1.5", " 1", "+1", "9" * 5000])
+@pytest.mark.parametrize("action", ["draft", "submit"])
+def test_a_malformed_fact_number_is_refused_and_keeps_the_draft(
+    project: LabelingProject, annotators: list[Any], cite: str, action: str
+) -> None:
+    client = client_for(annotators[0])
+    assignment = _start(client, project)
+    claim = assignment.item.claims.get()
+    saved = {"claim": claim.pk, f"label-{claim.pk}": "supported", f"cite-{claim.pk}": ["0"]}
+    assert client.post(f"/annotations/label/{assignment.pk}/draft/", saved).status_code == 200
+    posted = {**saved, f"label-{claim.pk}": "unsupported", f"cite-{claim.pk}": ["1", cite]}
+    response = client.post(f"/annotations/label/{assignment.pk}/{action}/", posted)
+    assert response.status_code == 400
+    assert "There is no fact" in response.content.decode()
+    label = ClaimLabel.objects.get()
+    assert (label.label, label.cited_facts) == ("supported", [0])
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.IN_PROGRESS
+
+
+def test_a_note_with_a_nul_character_is_refused(
+    project: LabelingProject, annotators: list[Any]
+) -> None:
+    client = client_for(annotators[0])
+    assignment = _start(client, project)
+    claim = assignment.item.claims.get()
+    response = client.post(
+        f"/annotations/label/{assignment.pk}/draft/",
+        {"claim": claim.pk, f"label-{claim.pk}": "supported", f"note-{claim.pk}": "a\x00b"},
+    )
+    assert response.status_code == 400 and "error" in response.json()
+    assert not ClaimLabel.objects.exists()

@@ -191,3 +191,30 @@ def test_admin_pages(project: LabelingProject, annotators: list[Any], make_user:
         f"/admin/annotations/assignment/{assignment.pk}/change/",
     ):
         assert client.get(url).status_code == 200, url
+
+
+@pytest.mark.parametrize("url", ["/annotations/new/", "settings"])
+@pytest.mark.parametrize("pk", ["99999999999999999999", "-99999999999999999999", "1.5", "²"])
+def test_an_impossible_annotator_is_a_form_error(
+    project: LabelingProject, lead: Any, annotators: list[Any], url: str, pk: str
+) -> None:
+    if url == "settings":
+        url = f"/annotations/{project.pk}/settings/"
+    data = _settings(annotators, name="Renamed")
+    data["annotators"] = [*data["annotators"], pk]
+    response = client_for(lead).post(url, data)
+    assert response.status_code == 200
+    assert "is not a valid value" in response.content.decode()
+    assert LabelingProject.objects.get() == project
+    project.refresh_from_db()
+    assert project.name == "Film facts" and set(project.annotators.all()) == set(annotators)
+
+
+def test_an_import_with_a_null_character_stores_nothing(
+    project: LabelingProject, lead: Any, fake_engine: GroundingEngine
+) -> None:
+    payload = film_jsonl(1) + grounding_line(1, "Titanic\x00 was directed by James Cameron.")
+    response = client_for(lead).post(f"/annotations/{project.pk}/import/", {"payload": payload})
+    assert response.status_code == 200
+    assert "Null characters (U+0000) cannot be stored." in response.content.decode()
+    assert project.items.count() == 4

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 import pytest
@@ -35,7 +36,7 @@ def test_every_fixture_imports_and_renders(
     review = import_payload(path.read_text(encoding="utf-8"))
     page = reviewer_client.get(review.get_absolute_url())
     assert page.status_code == 200
-    assert 'class="answer-part" dir="auto"' in page.content.decode()
+    assert re.search(r'class="answer-part" dir="(ltr|rtl|auto)"', page.content.decode())
     assert review.raw_payload == path.read_text(encoding="utf-8")
 
 
@@ -131,6 +132,28 @@ def test_bad_imports_come_back_with_the_field_named(
         assert response.status_code == 200
         assert message in response.content.decode()
     assert not Review.objects.exists()
+
+
+@pytest.mark.parametrize("upload", [False, True])
+def test_a_null_character_is_refused_on_every_database(
+    reviewer_client: Client, fake_engine: GroundingEngine, upload: bool
+) -> None:
+    """PostgreSQL stores NUL in neither text nor jsonb; the form says so before a save fails."""
+    payload = json.dumps({"answerCandidate": "A\x00B.", "facts": [{"factText": "A."}]})
+    data = {"file": SimpleUploadedFile("x.json", payload.encode())} if upload else {}
+    response = reviewer_client.post("/reviews/import/", data or {"payload": payload})
+    assert response.status_code == 200
+    assert "Null characters (U+0000) cannot be stored." in response.content.decode()
+    assert not Review.objects.exists()
+
+
+def test_an_escaped_backslash_before_u0000_is_no_null_character(
+    reviewer_client: Client, fake_engine: GroundingEngine
+) -> None:
+    payload = json.dumps({"answerCandidate": "A\\u0000B.", "facts": [{"factText": "A."}]})
+    response = reviewer_client.post("/reviews/import/", {"payload": payload})
+    assert response.status_code == 302
+    assert Review.objects.get().answer == "A\\u0000B."
 
 
 def test_paste_and_upload_together_is_refused(reviewer_client: Client) -> None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import re
+from urllib.parse import urlencode
 
 import pytest
+from django.apps import apps as django_apps
 from django.test import Client
 from django.utils import timezone
 
@@ -118,3 +121,49 @@ def test_delete_buttons_only_where_allowed(
     page = reviewer_client.get("/reviews/").content.decode()
     assert f"/reviews/{mine.public_id}/delete/" in page
     assert f"/reviews/{theirs.public_id}/delete/" not in page
+
+
+def test_search_ignores_accents_and_case(reviewer_client: Client, reviewer: object) -> None:
+    make(reviewer, "Kylian Mbappé scored twice")
+    make(reviewer, "The office is on Hauptstraße")
+    make(reviewer, "İstanbul is on the Bosphorus")
+    make(reviewer, "בְּרֵאשִׁית בָּרָא")
+    make(reviewer, "Mbappe without the accent")
+    assert answers(reviewer_client, "q=mbappe") == [
+        "Mbappe without the accent",
+        "Kylian Mbappé scored twice",
+    ]
+    assert answers(reviewer_client, "q=MBAPPÉ+scored") == ["Kylian Mbappé scored twice"]
+    assert answers(reviewer_client, "q=HAUPTSTRASSE") == ["The office is on Hauptstraße"]
+    assert answers(reviewer_client, "q=straße") == ["The office is on Hauptstraße"]
+    assert answers(reviewer_client, "q=istanbul") == ["İstanbul is on the Bosphorus"]
+    assert answers(reviewer_client, "q=בראשית") == ["בְּרֵאשִׁית בָּרָא"]
+    assert answers(reviewer_client, "q=%25") == []  # LIKE wildcards are matched literally
+    assert answers(reviewer_client, "q=_") == []
+
+
+def test_the_migration_folds_the_search_text_of_saved_reviews(reviewer: object) -> None:
+    review = make(reviewer, "Kylian Mbappé")
+    Review.objects.filter(pk=review.pk).update(search_text="Kylian Mbappé")
+    migration = importlib.import_module("grounding_app.reviews.migrations.0002_fold_search_text")
+    migration.fold_search_text(django_apps, None)
+    review.refresh_from_db()
+    assert review.search_text == "kylian mbappe"
+    assert services.find_reviews(services.ReviewFilter(text="MBAPPE")).get() == review
+
+
+@pytest.mark.parametrize(
+    ("q", "message"),
+    [
+        ("x" * 100_000, "Ensure this value has at most 500 characters"),
+        ("a " * 51, "Search for at most 50 words."),
+        ("\ufdfa" * 20, "Search for at most 50 words."),  # one sign, four words when folded
+    ],
+)
+def test_a_search_too_long_for_the_database_is_reported_and_ignored(
+    reviewer_client: Client, reviewer: object, q: str, message: str
+) -> None:
+    make(reviewer, "Paris")
+    response = reviewer_client.get("/reviews/", {"q": q})
+    assert response.status_code == 200 and message in response.content.decode()
+    assert answers(reviewer_client, urlencode({"q": q})) == ["Paris"]

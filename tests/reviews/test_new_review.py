@@ -132,6 +132,10 @@ def errors_of(html: str) -> str:
         ({"facts_json": "[1,"}, "Invalid JSON payload received."),
         ({"facts_json": "[]"}, "Give the facts as rows or as JSON, not both at once."),
         ({"answer": "word " * 4_100}, "the answer may be at most 4096 tokens long"),
+        ({"answer": "a\x00b"}, "Null characters are not allowed."),
+        ({"fact-0-text": "a\x00b"}, "Fact 1: Null characters (U+0000) cannot be stored."),
+        ({"fact-0-value-0": "\x00"}, "Fact 1: Null characters (U+0000) cannot be stored."),
+        ({"facts_json": '[{"factText": "a\\u0000b"}]'}, "Null characters (U+0000) cannot be"),
     ],
 )
 def test_bad_input_comes_back_with_a_message(
@@ -160,3 +164,20 @@ def test_htmx_errors_replace_the_form_and_keep_what_was_typed(reviewer_client: C
     assert "This field is required." in body
     assert "kept &lt;b&gt;</textarea>" in body
     assert 'value="Simple Wikipedia"' in body
+
+
+@pytest.mark.parametrize("threshold", ["\u0660.\u0665", "\uff10.5", "1_0", "0x1", " 0.5e"])
+def test_the_threshold_is_a_plain_ascii_number(
+    reviewer_client: Client, fake_engine: object, threshold: str
+) -> None:
+    response = reviewer_client.post(
+        "/reviews/new/",
+        {
+            "answer": "Paris is the capital of France.",
+            "fact-0-text": "Paris is the capital of France.",
+            "citation_threshold": threshold,
+        },
+    )
+    assert response.status_code == 200
+    assert "Enter a number." in response.content.decode()
+    assert not Review.objects.exists()
