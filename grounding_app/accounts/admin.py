@@ -1,5 +1,10 @@
 """Users with their roles in the admin list: a column, a filter, and actions that give or
-take a role from the selected users (the change form keeps Django's group picker)."""
+take a role from the selected users (the change form keeps Django's group picker).
+
+An admin who is not a superuser manages users but cannot raise anyone above the admin
+role: superusers are read-only to them, and the superuser, staff and per-user
+permission fields are not theirs to set.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ from collections.abc import Callable
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import Group, User
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
+from django.db.models.fields.related import ManyToManyField
+from django.forms import ModelMultipleChoiceField
 from django.http import HttpRequest
 
 from grounding_app.accounts.roles import ADMIN, ROLES
@@ -36,6 +43,11 @@ def _role_action(role: str, give: bool) -> Action:
     return action
 
 
+def _above(request: HttpRequest, obj: Model | None) -> bool:
+    """A superuser, seen by someone who is not one."""
+    return bool(getattr(obj, "is_superuser", False)) and not request.user.is_superuser
+
+
 admin.site.unregister(User)
 
 
@@ -47,6 +59,29 @@ class WorkbenchUserAdmin(UserAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
         return super().get_queryset(request).prefetch_related("groups")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
+        fields = list(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:
+            fields += ["is_superuser", "is_staff", "user_permissions", "last_login", "date_joined"]
+        return fields
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        if _above(request, obj):
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        if _above(request, obj):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def formfield_for_manytomany(
+        self, db_field: ManyToManyField, request: HttpRequest, **kwargs: object
+    ) -> ModelMultipleChoiceField | None:
+        if db_field.name == "groups" and not request.user.is_superuser:
+            kwargs["queryset"] = Group.objects.filter(name__in=ROLES)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)  # type: ignore[arg-type]
 
     @admin.display(description="Roles")
     def roles(self, user: User) -> str:

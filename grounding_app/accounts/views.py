@@ -1,18 +1,45 @@
-"""Sign-in with a limit on failed attempts per client address; the role-based home page."""
+"""Sign-in with a limit on failed attempts per client address; the role-based home page.
+
+Failures are counted from Django's `user_login_failed` signal, which every sign-in form
+sends (this app's, the admin's, any added later), and every sign-in view asks
+`login_refusal` before checking a password.
+"""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.signals import user_login_failed
 from django.contrib.auth.views import LoginView, redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, has_role, roles_of
 from grounding_app.limits import client_ip, login_limit
+
+
+def login_refusal(request: HttpRequest) -> HttpResponse | None:
+    """429 for a sign-in attempt from an address over its failure limit, else None."""
+    limit = login_limit()
+    if request.method != "POST" or not limit.limit:
+        return None
+    if limit.used(client_ip(request)) < limit.limit:
+        return None
+    retry_after = limit.retry_after()
+    response = render(
+        request, "429.html", {"retry_after_minutes": math.ceil(retry_after / 60)}, status=429
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
+@receiver(user_login_failed, dispatch_uid="count-failed-sign-ins")
+def count_failure(sender: object, request: HttpRequest | None = None, **kwargs: Any) -> None:
+    if request is not None:
+        login_limit().hit(client_ip(request))
 
 
 class SignInView(LoginView):
@@ -27,22 +54,7 @@ class SignInView(LoginView):
     redirect_authenticated_user = True
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        limit = login_limit()
-        if limit.limit and limit.used(client_ip(request)) >= limit.limit:
-            retry_after = limit.retry_after()
-            response = render(
-                request,
-                "429.html",
-                {"retry_after_minutes": math.ceil(retry_after / 60)},
-                status=429,
-            )
-            response["Retry-After"] = str(retry_after)
-            return response
-        return super().post(request, *args, **kwargs)
-
-    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
-        login_limit().hit(client_ip(self.request))
-        return super().form_invalid(form)
+        return login_refusal(request) or super().post(request, *args, **kwargs)
 
 
 def home(request: HttpRequest) -> HttpResponse:

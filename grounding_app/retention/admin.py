@@ -21,10 +21,25 @@ class RetentionSettingsAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         """Once: until an admin saves a period, RETENTION_DAYS applies."""
-        return not RetentionSettings.objects.exists()
+        return super().has_add_permission(request) and not RetentionSettings.objects.exists()
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
+
+    def add_view(
+        self,
+        request: HttpRequest,
+        form_url: str = "",
+        extra_context: dict[str, object] | None = None,
+    ) -> HttpResponse:
+        """Once a period is saved, "add" (an old link, a bookmark) opens it instead; a
+        stale add form posted then is refused (403), never applied unseen."""
+        settings_row = RetentionSettings.objects.first()
+        if settings_row is not None and request.method == "GET":
+            return HttpResponseRedirect(
+                reverse("admin:retention_retentionsettings_change", args=[settings_row.pk])
+            )
+        return super().add_view(request, form_url, extra_context)
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, object] | None = None
@@ -54,12 +69,21 @@ class RetentionSettingsAdmin(admin.ModelAdmin):
 
 @admin.register(Purge)
 class PurgeAdmin(admin.ModelAdmin):
-    list_display = ("started_at", "trigger", "total", "deleted", "retention_days", "cutoff")
+    list_display = (
+        "started_at",
+        "trigger",
+        "outcome",
+        "total",
+        "deleted",
+        "retention_days",
+        "cutoff",
+    )
     list_filter = ("trigger", "started_at")
     date_hierarchy = "started_at"
     fields = (
         "started_at",
         "finished_at",
+        "outcome",
         "trigger",
         "retention_days",
         "cutoff",
@@ -68,6 +92,10 @@ class PurgeAdmin(admin.ModelAdmin):
         "wal_truncated",
     )
     readonly_fields = fields
+
+    @admin.display(description="Outcome")
+    def outcome(self, obj: Purge) -> str:
+        return obj.status
 
     @admin.display(description="Deleted")
     def deleted(self, obj: Purge) -> str:

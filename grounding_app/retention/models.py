@@ -54,7 +54,9 @@ class Purge(models.Model):
         SCHEDULE = "schedule", "Background schedule"
 
     started_at = models.DateTimeField()
-    finished_at = models.DateTimeField()
+    finished_at = models.DateTimeField(
+        null=True, blank=True, help_text="Empty: the purge was stopped before it finished."
+    )
     trigger = models.CharField(max_length=20, choices=Trigger.choices)
     retention_days = models.PositiveIntegerField(help_text="The site period when it ran.")
     cutoff = models.DateTimeField(help_text="Rows created before this were expired (site period).")
@@ -73,3 +75,7 @@ class Purge(models.Model):
 
     def __str__(self) -> str:
         return f"Purge of {self.started_at:%Y-%m-%d %H:%M} ({self.total} rows)"
+
+    @property
+    def status(self) -> str:
+        return "finished" if self.finished_at else "not finished (stopped, or still running)"

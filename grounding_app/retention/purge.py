@@ -18,9 +18,12 @@
 #
 # Each batch is its own transaction, so a purge never holds the write lock for long and
 # an interrupted purge resumes where it stopped: running it again deletes only what is
-# left (idempotent). On SQLite, connections run with `secure_delete` (settings.py), so
-# freed pages are zeroed; the write-ahead log still holds the old page images until a
-# checkpoint, so the purge ends with `wal_checkpoint(TRUNCATE)`.
+# left (idempotent). The history row is written before the first batch and its counts in
+# the same transaction as each batch, so a purge killed mid-way (SIGKILL, OOM, a lost
+# connection) still leaves a row saying exactly what it deleted, unfinished. On SQLite,
+# connections run with `secure_delete` (settings.py), so freed pages are zeroed; the
+# write-ahead log still holds the old page images until a checkpoint, so the purge ends
+# with `wal_checkpoint(TRUNCATE)`.
 """Delete expired rows in batches and record what was deleted, as counts."""
 
 from __future__ import annotations
@@ -45,19 +48,26 @@ from grounding_app.retention.models import Purge
 BATCH_SIZE = 500
 
 
-def _delete_in_batches(rows: models.QuerySet[models.Model], batch_size: int) -> Counter[str]:
-    """Delete `rows` (cascades included), one transaction per batch of primary keys."""
-    deleted: Counter[str] = Counter()
+def _delete_in_batches(
+    rows: models.QuerySet[models.Model], batch_size: int, audit: Purge, deleted: Counter[str]
+) -> None:
+    """Delete `rows` (cascades included), one transaction per batch of primary keys, each
+    also writing the running counts to `audit`; `deleted` holds the committed counts."""
     base = rows.model._base_manager
     while True:
         with transaction.atomic():
-            batch = list(rows.values_list("pk", flat=True)[:batch_size])
-            if not batch:
-                return deleted
+            pks = list(rows.values_list("pk", flat=True)[:batch_size])
+            if not pks:
+                return
             # only("pk"): the collector loads the rows it deletes, and a review's
             # imported payload can be megabytes.
-            _, per_model = base.filter(pk__in=batch).only("pk").delete()
-        deleted.update({label: count for label, count in per_model.items() if count})
+            _, per_model = base.filter(pk__in=pks).only("pk").delete()
+            batch = Counter({label: count for label, count in per_model.items() if count})
+            counts = deleted + batch
+            Purge.objects.filter(pk=audit.pk).update(
+                counts=dict(sorted(counts.items())), total=sum(counts.values())
+            )
+        deleted.update(batch)
 
 
 def _truncate_wal() -> bool | None:
@@ -80,22 +90,24 @@ def purge_expired(trigger: str = Purge.Trigger.COMMAND, batch_size: int = BATCH_
     """Delete everything expired now; return the saved audit row (counts only)."""
     started = timezone.now()
     days = site_days()
+    audit = Purge.objects.create(
+        started_at=started,
+        trigger=trigger,
+        retention_days=days,
+        cutoff=started - timedelta(days=days),
+    )
     deleted: Counter[str] = Counter()
     for policy in policies():
         if policy.date_field is not None:
             expired = policy.model._base_manager.filter(expired_by_own_clock(policy))
-            deleted += _delete_in_batches(expired, batch_size)
-    deleted += _delete_in_batches(LogEntry.objects.filter(stale_log_entries()), batch_size)
-    return Purge.objects.create(
-        started_at=started,
-        finished_at=timezone.now(),
-        trigger=trigger,
-        retention_days=days,
-        cutoff=started - timedelta(days=days),
-        counts=dict(sorted(deleted.items())),
-        total=sum(deleted.values()),
-        wal_truncated=_truncate_wal(),
-    )
+            _delete_in_batches(expired, batch_size, audit, deleted)
+    _delete_in_batches(LogEntry.objects.filter(stale_log_entries()), batch_size, audit, deleted)
+    audit.counts = dict(sorted(deleted.items()))
+    audit.total = sum(deleted.values())
+    audit.finished_at = timezone.now()
+    audit.wal_truncated = _truncate_wal()
+    audit.save(update_fields=["counts", "total", "finished_at", "wal_truncated"])
+    return audit
 
 
 def describe_counts(counts: dict[str, int]) -> Iterable[str]:

@@ -90,7 +90,9 @@ def test_shortening_the_period_in_the_admin_hides_at_once(
     assert again["Location"] == "/admin/retention/retentionsettings/1/change/"
     admin_client.post(again["Location"], {"retention_days": "11"})
     assert Review.objects.filter(pk=review.pk).exists()
-    assert admin_client.get("/admin/retention/retentionsettings/add/").status_code == 403
+    assert admin_client.get("/admin/retention/retentionsettings/add/").status_code == 302
+    stale = admin_client.post("/admin/retention/retentionsettings/add/", {"retention_days": "3"})
+    assert stale.status_code == 403 and site_days() == 11
 
 
 def test_the_period_is_at_least_one_day(admin_client: Client) -> None:

@@ -12,6 +12,7 @@ import pytest
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.core.management import call_command
 from django.db import connection
+from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 
 from grounding_app.api.models import ApiKey
@@ -166,3 +167,40 @@ def test_the_scheduler_purges_in_the_background(
     audit = Purge.objects.get()
     assert audit.trigger == Purge.Trigger.SCHEDULE
     assert audit.counts == {"reviews.Review": 1}
+
+
+@pytest.mark.django_db
+def test_a_purge_stopped_mid_way_leaves_history_of_what_it_deleted(
+    clock, make_review: Callable[..., Review], client, make_user, monkeypatch
+) -> None:
+    """A kill between two statements: the batches committed so far are in the history,
+    as an unfinished purge; the next purge deletes the rest and finishes."""
+    for n in range(5):
+        make_review(f"Answer {n}.")
+    clock.shift(31 * DAY)
+    real_delete = QuerySet.delete
+    calls = {"n": 0}
+
+    def killed_on_third(self: QuerySet, *args: object, **kwargs: object) -> object:
+        if self.model is Review:
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise KeyboardInterrupt  # a BaseException, as SIGINT/SIGKILL leave no handler
+        return real_delete(self, *args, **kwargs)
+
+    monkeypatch.setattr(QuerySet, "delete", killed_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        purge("--batch-size", "1")
+    monkeypatch.setattr(QuerySet, "delete", real_delete)
+
+    stopped = Purge.objects.get()
+    assert stopped.finished_at is None
+    assert stopped.counts == {"reviews.Review": 2} and stopped.total == 2
+    assert Review._base_manager.count() == 3
+    client.force_login(make_user("superuser"))
+    assert "not finished" in client.get("/admin/retention/purge/").content.decode()
+
+    purge()
+    finished = Purge.objects.first()
+    assert finished.finished_at is not None and finished.total == 3
+    assert Review._base_manager.count() == 0
