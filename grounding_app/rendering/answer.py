@@ -9,6 +9,14 @@ boundary, each piece is wrapped once, and a segment's markers go right after its
 Everything inserted beside the original text (markers, attribution links, screen-reader
 verdicts) carries the class `ann`, so the text outside `.ann` and `<sup>` is exactly the
 answer.
+
+Bidirectional text: each claim and its markers form one isolate, with the claim's own
+direction (`bidi.py`; stated, since `dir="auto"` cannot see through nested isolates), so
+a Hebrew claim beside an English one keeps its superscripts at its own end and claims
+are never reordered across each other; inside it the claim's text is isolated again
+(CSS, with the direction it inherits), so a stray override (U+202E) in the answer
+cannot reverse our markers or the next claim. Each part states its direction too.
+Untrusted titles inside markers are `<bdi>` for the same reason.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from urllib.parse import urlsplit
 
 from grounding_app.engine.offsets import OffsetError, byte_prefix, char_index
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
+from grounding_app.rendering.bidi import dir_attribute, text_direction
 from grounding_app.rendering.links import link_html, safe_href
 
 VERDICT_LABELS = {
@@ -87,6 +96,7 @@ class QueryView:
 class RenderedCandidate:
     index: int
     parts_html: tuple[str, ...]  # escaped HTML, one per part, safe to mark as such
+    parts_dir: tuple[str, ...]  # each part's base direction: "ltr", "rtl" or "auto"
     claims: tuple[ClaimView, ...]
     sources: tuple[SourceView, ...]
     problems: tuple[Problem, ...]
@@ -98,6 +108,11 @@ class RenderedCandidate:
     @property
     def widget_numbers(self) -> range:
         return range(self.widget_count)
+
+    @property
+    def parts(self) -> list[tuple[str, str]]:
+        """(HTML, direction) per part, for the template."""
+        return list(zip(self.parts_html, self.parts_dir, strict=True))
 
 
 def render_answer(grounded: GroundedAnswer) -> tuple[RenderedCandidate, ...]:
@@ -238,6 +253,7 @@ def render_candidate(candidate: Candidate, index: int) -> RenderedCandidate:
     return RenderedCandidate(
         index=index,
         parts_html=tuple(part_html(text, placed[p]) for p, text in enumerate(candidate.parts)),
+        parts_dir=tuple(text_direction(text) or "auto" for text in candidate.parts),
         claims=tuple(claims),
         sources=tuple(sources),
         problems=tuple(problems),
@@ -258,9 +274,8 @@ def _markers(claim: ClaimView) -> str:
     elif claim.verdict == "unsupported":
         out.append(f'<sup class="ann flag" data-claim="{claim.anchor}">unsupported</sup>')
     for attribution in claim.attributions:
-        out.append(
-            f'<span class="ann attribution">{link_html(attribution.uri, attribution.title)}</span>'
-        )
+        link = link_html(attribution.uri, attribution.title)
+        out.append(f'<span class="ann attribution"><bdi>{link}</bdi></span>')
     spoken = claim.verdict_label + (f", score {claim.score_text}" if claim.score_text else "")
     out.append(f'<span class="ann sr-only">({html.escape(spoken)})</span>')
     return "".join(out)
@@ -291,13 +306,21 @@ def part_html(text: str, spans: list[tuple[int, int, ClaimView]]) -> str:
     boundaries = sorted({0, len(text), *starts, *ends})
     active: list[tuple[int, int, ClaimView]] = []
     out: list[str] = []
+    in_unit = False  # inside a claim's isolate (its text and its markers)
     for i, pos in enumerate(boundaries):
         ending = sorted(ends.get(pos, ()), key=lambda s: (s[0] == s[1], s[2].number))
         for span in ending:
             if span[0] != span[1]:
                 active.remove(span)
             out.append(_markers(span[2]))
+        if in_unit and not active:
+            out.append("</span>")
+            in_unit = False
         active.extend(s for s in starts.get(pos, ()) if s[0] != s[1])
+        if active and not in_unit:
+            first = min(active, key=lambda item: (item[0], item[2].number))
+            out.append(f'<span class="claim-unit"{dir_attribute(text[first[0] : first[1]])}>')
+            in_unit = True
         if i + 1 < len(boundaries):
             piece = html.escape(text[pos : boundaries[i + 1]])
             out.append(f"{_open_span(active)}{piece}</span>" if active else piece)

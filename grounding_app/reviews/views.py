@@ -27,8 +27,12 @@ reviewers = role_required(REVIEWER, ADMIN)
 PAGE_SIZE = 25
 
 # The search-suggestions document is Google's HTML, shown as is: it gets its own
-# sandboxed origin, no script, only inline styles and images, no <base> or form
-# targets, and only our own pages may frame it.
+# sandboxed origin, no script, only inline styles and images, no <base> URL or form
+# targets, and only our own pages may frame it. Google's chips carry no target, so
+# the document opens with <base target="_blank">: a chip opens Google's results in a
+# new tab (Google's display rules) and the frame stays as it was; navigating the frame
+# itself would be blocked by our page's frame-src and leave an error icon. The first
+# <base> with a target wins, so one inside the untrusted HTML cannot undo it.
 SUGGESTIONS_CSP = (
     "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; "
     "style-src 'unsafe-inline'; img-src data: https:; base-uri 'none'; "
@@ -146,6 +150,8 @@ def review_suggestions(
     document = services.suggestion_html(review, candidate, number)
     if document is None:
         raise Http404("no such search-suggestions widget")
-    response = HttpResponse(document, content_type="text/html; charset=utf-8")
+    response = HttpResponse(
+        f'<!doctype html><base target="_blank">{document}', content_type="text/html; charset=utf-8"
+    )
     response["Content-Security-Policy"] = SUGGESTIONS_CSP
     return response

@@ -66,7 +66,10 @@ def test_adjudication_changes_the_final_label(
     response = client.post(url, {"label": U}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     fragment = response.content.decode()
-    assert fragment.lstrip().startswith("<li") and "final: <strong>Unsupported</strong>" in fragment
+    assert (
+        fragment.lstrip().startswith("<li")
+        and "final: <strong><bdi>Unsupported</bdi></strong>" in fragment
+    )
     assert "lena-lead" in fragment
     claims[4].refresh_from_db()
     assert claims[4].adjudicated_label == U and claims[4].adjudicated_by == lead

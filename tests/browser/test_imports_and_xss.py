@@ -175,3 +175,26 @@ def test_the_xss_detector_sees_a_payload_that_runs(open_session: Callable[..., S
     assert session.page.evaluate("() => window.__xss") == 1
     with pytest.raises(AssertionError):
         session.no_xss()
+
+
+def test_a_chip_opens_google_in_a_new_tab_and_leaves_the_frame(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    """Google's usual chip markup has no target; clicking it must not navigate the frame
+    (our page's frame-src would block Google there and show an error icon)."""
+    session = open_session()
+    import_text(session, fixture_text("gemini_web_search.json"))
+    frame = suggestions_frame(session)
+    chip = frame.locator("a.chip").first
+    assert chip.get_attribute("target") is None  # as Google sends it
+    context = session.page.context
+    context.route("https://www.google.com/**", lambda route: route.fulfill(body="results"))
+    with context.expect_page() as opened:
+        chip.click()
+    popup = opened.value
+    popup.wait_for_load_state()
+    assert popup.url.startswith("https://www.google.com/search?q=who+won+euro+2024")
+    popup.close()
+    assert frame.url.endswith("/suggestions/0/0/")
+    assert frame.locator("a.chip").count() == 2  # the widget is still there
+    session.no_xss()

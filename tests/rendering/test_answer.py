@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -224,8 +225,8 @@ def test_attribution_sits_next_to_the_claim() -> None:
     rendered = render_candidate(Candidate(parts=("A. B.",), segments=(seg,), sources=sources), 0)
     part = rendered.parts_html[0]
     assert (
-        '<span class="ann attribution"><a href="https://credit.example/" '
-        'rel="noopener noreferrer nofollow" target="_blank">Needs credit</a></span>'
+        '<span class="ann attribution"><bdi><a href="https://credit.example/" '
+        'rel="noopener noreferrer nofollow" target="_blank">Needs credit</a></bdi></span>'
     ) in part
     assert '<span class="link-refused">Bad link (data:text/html,x)</span>' in part
     assert "No credit" not in part
@@ -299,3 +300,76 @@ def test_any_text_with_any_valid_spans_keeps_its_text(
         text = parts[segment.part]
         end_char = len(text.encode()[: segment.end].decode())
         assert read(rendered.parts_html[segment.part]).markers[claim.anchor] == text[:end_char]
+
+
+class _Isolates(HTMLParser):
+    """Counts claim isolates and the markers found inside and outside them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[bool] = []  # per open element: is it a claim isolate?
+        self.units = 0
+        self.markers_inside = 0
+        self.markers_outside = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        unit = ("class", "claim-unit") in attrs
+        self.units += unit
+        if tag == "sup":
+            if any(self.stack):
+                self.markers_inside += 1
+            else:
+                self.markers_outside += 1
+        self.stack.append(unit)
+
+    def handle_endtag(self, tag: str) -> None:
+        self.stack.pop()
+
+
+@pytest.mark.parametrize(
+    ("spans", "units"),
+    [
+        ([(0, 2), (3, 5)], 2),  # two claims: two isolates
+        ([(0, 2), (2, 5)], 2),  # adjacent, no space between: still two
+        ([(0, 5), (3, 5)], 1),  # overlapping: one isolate holds both
+        ([(0, 5), (0, 2)], 1),
+    ],
+)
+def test_each_claim_and_its_markers_form_one_bidi_isolate(
+    spans: list[tuple[int, int]], units: int
+) -> None:
+    part = render_candidate(candidate("A. B.", spans), 0).parts_html[0]
+    isolates = _Isolates()
+    isolates.feed(part)
+    assert isolates.units == units
+    assert (isolates.markers_inside, isolates.markers_outside) == (len(spans), 0)
+    assert not isolates.stack
+
+
+def test_an_override_in_the_answer_stays_inside_its_claim() -> None:
+    text = "Paris is big.\u202e Rome is old."
+    part = render_candidate(
+        candidate(text, spans_of(text, ["Paris is big.\u202e", "Rome is old."])), 0
+    )
+    html_part = part.parts_html[0]
+    # The override's claim text is isolated apart from the markers that follow it.
+    assert '<span class="claim-unit" dir="ltr"><span class="claim v-supported"' in html_part
+    assert html_part.index("\u202e") < html_part.index("</span>", html_part.index("\u202e"))
+    assert html_part.index("\u202e</span><sup") > 0
+
+
+def test_parts_and_claims_state_their_own_direction() -> None:
+    text = "Jerusalem is in Israel. ירושלים היא בירת ישראל. 42."
+    spans = spans_of(text, ["Jerusalem is in Israel.", "ירושלים היא בירת ישראל.", "42."])
+    rendered = render_candidate(candidate(text, spans), 0)
+    part = rendered.parts_html[0]
+    assert [m for m in re.findall(r'class="claim-unit"( dir="\w+")?', part)] == [
+        ' dir="ltr"',
+        ' dir="rtl"',
+        ' dir="auto"',
+    ]
+    assert rendered.parts == [(part, "ltr")]
+    hebrew_first = render_candidate(
+        candidate("שלום. Hello.", spans_of("שלום. Hello.", ["שלום.", "Hello."])), 0
+    )
+    assert hebrew_first.parts_dir == ("rtl",)

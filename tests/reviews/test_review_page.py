@@ -74,7 +74,8 @@ def test_suggestions_are_served_unmodified_in_their_own_sandbox(
 
     response = reviewer_client.get(url)
     assert response.status_code == 200
-    assert response.content.decode() == widget
+    # Google's HTML unchanged, after one <base> that sends chips to a new tab.
+    assert response.content.decode() == f'<!doctype html><base target="_blank">{widget}'
     assert response["Content-Type"] == "text/html; charset=utf-8"
     assert response["Content-Security-Policy"] == (
         "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; "
@@ -105,9 +106,11 @@ def test_agent_attribution_is_next_to_the_claim(
         '<a href="https://science.nasa.gov/mission/hubble/overview/" '
         'rel="noopener noreferrer nofollow" target="_blank">Hubble Overview - NASA Science</a>'
     )
-    assert f'<span class="ann attribution">{link}</span>' in answer
+    assert f'<span class="ann attribution"><bdi>{link}</bdi></span>' in answer
     assert "Hubble - ESA" not in answer  # no attribution asked for
-    assert page.count(link) == 3  # in the answer, the claims table and the source list
+    assert page.count(link) == 2  # in the answer and the source list
+    table_link = link.replace('">Hubble', '"><bdi>Hubble').replace("</a>", "</bdi></a>")
+    assert page.count(table_link) == 1  # and in the claims table
     assert "attribution required" in page
     assert "hubble orbit altitude" in page
 
@@ -166,7 +169,7 @@ def test_hebrew_answer_is_marked_by_bytes_and_read_right_to_left(
     part = review.result["candidates"][0]["parts"][first["part"]]
     claim_text = part.encode()[first["start"] : first["end"]].decode()
     assert f'tabindex="0">{claim_text}</span><sup class="ann cite"' in page
-    assert '<div class="answer-part" dir="auto">' in page
+    assert '<div class="answer-part" dir="rtl">' in page
 
 
 def test_two_candidates_are_both_shown(import_payload: Import, reviewer_client: Client) -> None:

@@ -8,6 +8,7 @@ from django import template
 
 from grounding_app.annotations import services
 from grounding_app.annotations.models import LabelingProject
+from grounding_app.rendering.bidi import text_direction
 
 register = template.Library()
 
@@ -16,6 +17,15 @@ register = template.Library()
 def label_of(key: str, project: LabelingProject) -> str:
     """A label key's name in the project ("partially_supported" -> "Partially supported")."""
     return project.label_name(key) if key else "—"
+
+
+@register.filter
+def direction(text: str | list[Any] | tuple[Any, ...]) -> str:
+    """`dir` value for untrusted text, or for a sequence of answer pieces (their text
+    joined): stated, since `dir="auto"` skips children that state their own."""
+    if not isinstance(text, str):
+        text = "".join(piece.text for piece in text)
+    return text_direction(text) or "auto"
 
 
 @register.inclusion_tag("annotations/_send_review.html", takes_context=True)
