@@ -76,6 +76,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files are answered here, before sessions and the database are touched:
+    # gunicorn alone serves a complete site (compressed, cache-busted names).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     # Google's JSON error envelope for every error under /v1 and the other API versions,
     # whatever middleware or view raised it (grounding_app/api/middleware.py).
     "grounding_app.api.middleware.ApiErrorMiddleware",
@@ -152,7 +155,14 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "var" / "static"
+# `manage.py collectstatic` (scripts/serve runs it) copies the files here with hashed,
+# pre-compressed names; WhiteNoise serves them with far-future cache headers. In debug
+# mode templates link the unhashed names and runserver serves them from STATICFILES_DIRS.
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", "") or BASE_DIR / "var" / "static")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # The API accepts requests up to 16 MiB (200 facts of 10,000 characters fit easily);
 # anything larger is answered with 413 before it is read.

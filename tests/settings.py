@@ -14,7 +14,7 @@ from pathlib import Path
 os.environ.setdefault("SECRET_KEY", "test-secret-key-not-for-production")
 
 from grounding_app.settings import *  # noqa: F403
-from grounding_app.settings import CACHES, DATABASES
+from grounding_app.settings import CACHES, DATABASES, STORAGES
 
 # PBKDF2's million rounds cost about a second per test user; tests need no real hashing.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -34,3 +34,13 @@ LOGIN_RATE_LIMIT = 0
 
 # The test client and the live server speak plain http.
 SECURE_SSL_REDIRECT = False
+
+# The suite renders pages without a collectstatic run, so templates link the plain names
+# (and WhiteNoise gets an empty root); tests/browser/test_production.py runs the real
+# hashed, compressed storage behind gunicorn.
+STATIC_ROOT = Path(tempfile.gettempdir()) / "grounding-test-static"
+STATIC_ROOT.mkdir(exist_ok=True)
+STORAGES = {
+    **STORAGES,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

@@ -1,0 +1,223 @@
+"""What a deployer runs: `scripts/serve` (gunicorn, DJANGO_DEBUG unset, WhiteNoise) in
+Debian's chromium, signed in through the real form; the pages must be styled and htmx
+must swap, as in debug mode.
+
+gunicorn terminates TLS itself here (a throwaway certificate for localhost), so the
+production settings run unchanged: secure cookies, HSTS, the http->https redirect.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "production-test-password-7d1f"
+
+# Two users and a labeling project with one item, made with the app's own services
+# before the server starts (the server's own migrate then finds nothing to do).
+SEED = """
+from django.contrib.auth.models import Group, User
+from grounding_app.annotations import services
+from grounding_app.annotations.importing import CheckedItem, ItemSource, ModelClaim
+from grounding_app.engine.types import Fact
+
+User.objects.create_superuser("boss", password=PASSWORD)
+rita = User.objects.create_user("rita", password=PASSWORD)
+for role in ("reviewer", "annotator"):
+    rita.groups.add(Group.objects.get(name=role))
+answer = "Titanic was directed by James Cameron. It was released in 1997."
+fact = Fact("Titanic is a 1997 film directed by James Cameron.", {})
+claims = (
+    ModelClaim(0, 0, 38, answer[:38], True, "supported", 0.9, (0,)),
+    ModelClaim(1, 39, 63, answer[39:], True, "supported", 0.8, (0,)),
+)
+item = CheckedItem(ItemSource(answer, (fact,), "t1", "demo"), claims)
+project = services.create_project(rita, name="Films", annotators=[rita], items=[item])
+print(project.get_absolute_url())
+""".replace("PASSWORD", repr(PASSWORD))
+
+
+@dataclass
+class Server:
+    base: str
+    project_url: str
+    log: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _environment(scratch: Path) -> dict[str, str]:
+    """The deployer's environment: production settings, nothing from the test run."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "DJANGO_DEBUG",
+            "DJANGO_SETTINGS_MODULE",
+            "DATABASE_URL",
+            "SECRET_KEY",
+            "DJANGO_ALLOW_ASYNC_UNSAFE",  # set for Playwright in this process only
+        }
+        and not k.startswith(("SECURE_", "LOGIN_RATE", "API_RATE"))
+    }
+    env.update(
+        SECRET_KEY="production-browser-test-" + "x" * 40,
+        DATABASE_URL=f"sqlite:///{scratch / 'db.sqlite3'}",
+        STATIC_ROOT=str(scratch / "static"),
+        ALLOWED_HOSTS="localhost",
+        PUBLIC_URL="https://localhost",
+        GROUNDING_JUDGE="features",  # the layer under test is serving, not the verdicts
+    )
+    return env
+
+
+def _wait_until_ready(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
+    context = ssl._create_unverified_context()
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"scripts/serve exited {server.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            conn = http.client.HTTPSConnection("localhost", port, timeout=5, context=context)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"scripts/serve did not answer within 240 s:\n{log.read_text()[-4000:]}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    scratch = tmp_path_factory.mktemp("production")
+    env = _environment(scratch)
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+            "-keyout", str(scratch / "key.pem"), "-out", str(scratch / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    python = str(ROOT / ".venv" / "bin" / "python")
+    subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    seeded = subprocess.run(
+        [python, "manage.py", "shell", "-c", SEED],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    port = _free_port()
+    log = scratch / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [
+                str(ROOT / "scripts" / "serve"),
+                f"--bind=127.0.0.1:{port}",
+                "--workers=1",
+                f"--certfile={scratch / 'cert.pem'}",
+                f"--keyfile={scratch / 'key.pem'}",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        _wait_until_ready(port, process, log)
+        yield Server(f"https://localhost:{port}", seeded.stdout.strip().splitlines()[-1], log)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        shutil.rmtree(scratch / "static", ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser: Browser, server: Server) -> Iterator[Page]:
+    context = browser.new_context(ignore_https_errors=True, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(server.base + "/accounts/login/")
+    page.fill("input[name=username]", "rita")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(server.base + "/reviews/")
+    yield page
+    context.close()
+    assert problems == [], f"browser console errors (CSP, missing files): {problems}"
+
+
+def _styled(page: Page) -> None:
+    """The stylesheet applied (unstyled, the page is transparent, the body has a
+    margin) and htmx ran."""
+    root = "getComputedStyle(document.documentElement)"
+    assert page.evaluate(f"{root}.backgroundColor") == "rgb(245, 246, 248)"
+    assert page.evaluate("getComputedStyle(document.body).marginTop") == "0px"
+    assert page.evaluate("typeof window.htmx") == "object"
+
+
+def test_static_files_are_hashed_compressed_and_cached(page: Page, server: Server) -> None:
+    href = page.locator("link[rel=stylesheet]").get_attribute("href") or ""
+    assert href.startswith("/static/css/workbench.") and href.endswith(".css")
+    assert href != "/static/css/workbench.css", "not the hashed name: collectstatic did not run"
+    response = page.request.get(server.base + href, headers={"Accept-Encoding": "gzip"})
+    assert response.status == 200
+    assert response.headers["content-encoding"] == "gzip"
+    assert "max-age=315360000" in response.headers["cache-control"]
+
+
+def test_review_page_is_styled_and_htmx_swaps(page: Page, server: Server) -> None:
+    page.goto(server.base + "/reviews/new/")
+    _styled(page)
+    page.evaluate(
+        "document.body.addEventListener('htmx:afterSwap', () => { window.__swapped = true; })"
+    )
+    page.fill("#id_answer", "Titanic was directed by James Cameron.")
+    page.locator(".fact-rows textarea").first.fill(
+        "Titanic is a 1997 film written and directed by James Cameron."
+    )
+    page.get_by_role("button", name="Check answer").click()
+    expect(page.locator("#result .claim-row").first).to_be_visible()
+    # A full post would have navigated away and lost the flag; htmx swapped in place.
+    assert page.evaluate("window.__swapped") is True
+    assert "/reviews/" in page.url
+    _styled(page)
+
+
+def test_labeling_page_is_styled_and_scripted(page: Page, server: Server) -> None:
+    page.goto(server.base + server.project_url)
+    _styled(page)
+    page.get_by_role("button", name="Start labeling").click()
+    page.wait_for_selector(".claim-card.is-focused")
+    _styled(page)
