@@ -81,7 +81,7 @@ class WorkbenchUserAdmin(UserAdmin):
     ) -> ModelMultipleChoiceField | None:
         if db_field.name == "groups" and not request.user.is_superuser:
             kwargs["queryset"] = Group.objects.filter(name__in=ROLES)
-        return super().formfield_for_manytomany(db_field, request, **kwargs)  # type: ignore[arg-type]
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     @admin.display(description="Roles")
     def roles(self, user: User) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
@@ -23,7 +23,7 @@ ROLES = (REVIEWER, ANNOTATOR, ADMIN)
 View = TypeVar("View", bound=Callable[..., HttpResponseBase])
 
 
-def roles_of(user: object) -> frozenset[str]:
+def roles_of(user: Any) -> frozenset[str]:
     """The roles a user holds; cached on the user object for the request."""
     if not getattr(user, "is_authenticated", False):
         return frozenset()

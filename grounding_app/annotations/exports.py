@@ -101,7 +101,9 @@ def _batches(project: LabelingProject) -> Iterator[list[tuple[Item, list[ClaimOu
             )
         ):
             labels[claim_id].append(
-                LabelOut(username, label, list(cited), note, submitted.isoformat())
+                LabelOut(
+                    username, label, list(cited), note, submitted.isoformat() if submitted else ""
+                )
             )
         claims: dict[int, list[ClaimOut]] = defaultdict(list)
         for claim in ItemClaim.objects.filter(item__in=batch).order_by("item_id", "index"):

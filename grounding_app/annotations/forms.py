@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -92,7 +92,7 @@ class ProjectForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["annotators"].queryset = people()
+        cast(forms.ModelMultipleChoiceField, self.fields["annotators"]).queryset = people()
         if self.instance.pk:
             self.initial["extra_labels"] = "\n".join(self.instance.extra_labels)
 
@@ -136,14 +136,16 @@ class NewProjectForm(ProjectForm, ItemsFields):
     """Settings plus, optionally, the first items; reviews can be sent to it later too."""
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         data["raw"] = upload_or_paste(data, required=False, what="JSONL")
         return data
 
 
 class ImportItemsForm(ItemsFields):
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         data["raw"] = upload_or_paste(data, required=True, what="JSONL")
         return data
 
@@ -153,7 +155,7 @@ class SendReviewForm(forms.Form):
 
     def __init__(self, *args: Any, projects: QuerySet[LabelingProject], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["project"].queryset = projects
+        cast(forms.ModelChoiceField, self.fields["project"]).queryset = projects
 
 
 def claim_states(
@@ -186,6 +188,6 @@ class AdjudicateForm(forms.Form):
 
     def __init__(self, *args: Any, project: LabelingProject, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["label"].choices = [("", "— use the majority —")] + [
+        cast(forms.ChoiceField, self.fields["label"]).choices = [("", "— use the majority —")] + [
             (label.key, label.name) for label in project.labels
         ]

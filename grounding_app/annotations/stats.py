@@ -8,7 +8,7 @@ that would look meaningful.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -27,7 +27,7 @@ def krippendorff_alpha_nominal(units: Iterable[Sequence[Hashable]]) -> float | N
     coincidence matrix: alpha = 1 - (n - 1) * D_o / D_e with D_o the observed and
     D_e the expected pairs of differing values.
     """
-    coincidences: Counter[tuple[Hashable, Hashable]] = Counter()
+    coincidences: defaultdict[tuple[Hashable, Hashable], float] = defaultdict(float)
     for values in units:
         m = len(values)
         if m < 2:
@@ -38,7 +38,7 @@ def krippendorff_alpha_nominal(units: Iterable[Sequence[Hashable]]) -> float | N
                 pairs = n_c * (n_k - 1) if c == k else n_c * n_k
                 if pairs:
                     coincidences[c, k] += pairs / (m - 1)
-    marginals: Counter[Hashable] = Counter()
+    marginals: defaultdict[Hashable, float] = defaultdict(float)
     for (c, _), weight in coincidences.items():
         marginals[c] += weight
     n = sum(marginals.values())

@@ -8,6 +8,7 @@ else's assignment is a 404: its existence is nobody else's business.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib import messages
@@ -39,6 +40,7 @@ from grounding_app.annotations.forms import (
 from grounding_app.annotations.importing import ImportProblems
 from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
 from grounding_app.formats.check_grounding import FormatError
+from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.reviews.models import Review
 
 labelers = role_required(ANNOTATOR, REVIEWER, ADMIN)
@@ -272,7 +274,7 @@ def agreement_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 @leads
 @require_POST
-def adjudicate(request: HttpRequest, pk: int, claim_pk: int) -> HttpResponse:
+def adjudicate(request: HtmxHttpRequest, pk: int, claim_pk: int) -> HttpResponse:
     project = get_object_or_404(LabelingProject, pk=pk)
     claim = get_object_or_404(
         ItemClaim.objects.select_related("item__project"), pk=claim_pk, item__project=project
@@ -294,7 +296,7 @@ def adjudicate(request: HttpRequest, pk: int, claim_pk: int) -> HttpResponse:
     )
 
 
-def _download(lines: object, filename: str, content_type: str) -> StreamingHttpResponse:
+def _download(lines: Iterable[str], filename: str, content_type: str) -> StreamingHttpResponse:
     response = StreamingHttpResponse(lines, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -79,9 +79,11 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
         # and raises before reading a byte, so an oversized body is never buffered.
         body = request.body
     except RequestDataTooBig:
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        max_bytes = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return error_response(
-            413, f"Request payload size exceeds the limit: {limit} bytes.", errors.INVALID_ARGUMENT
+            413,
+            f"Request payload size exceeds the limit: {max_bytes} bytes.",
+            errors.INVALID_ARGUMENT,
         )
     try:
         check_request = parse_check_request(decode_json_body(body))

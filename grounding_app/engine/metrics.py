@@ -102,7 +102,7 @@ def reliability_bins(
         ReliabilityBin(
             low=i / n_bins,
             high=(i + 1) / n_bins,
-            count=count,
+            count=int(count),
             mean_score=total / count if count else 0.0,
             supported_rate=positives / count if count else 0.0,
         )

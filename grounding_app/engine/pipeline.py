@@ -272,7 +272,7 @@ class GroundingEngine:
         )
 
     def _evidence_options(
-        self, index: PassageIndex, pool: Sequence[int], relevance: Sequence[float]
+        self, index: PassageIndex, pool: Sequence[int], relevance: np.ndarray
     ) -> list[_Candidate]:
         """Per fact near the best: its best passages; plus the two best facts together."""
         if not pool:

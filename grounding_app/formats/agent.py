@@ -127,15 +127,17 @@ def parse_agent(data: object, path: str = "") -> GroundedAnswer:
     sources: list[Source] = []
     segments: list[Segment] = []
     problems: list[Problem] = []
-    for citations_path, citations in citation_blocks:
-        block_sources = r.each(citations, citations_path, "citedChunks", _source)
+    for citations_path, block in citation_blocks:
+        block_sources = r.each(block, citations_path, "citedChunks", _source)
         first = len(sources)
         sources.extend(block_sources)
-        inline_path, inline = r.get(citations, citations_path, "inlineCitations")
+        inline_path, inline = r.get(block, citations_path, "inlineCitations")
         if inline is None:
             continue
-        for item_path, item in r.elements(inline_path, inline):
-            segment = _inline(item_path, item, first, len(block_sources), parts, problems)
+        for inline_path_n, inline_item in r.elements(inline_path, inline):
+            segment = _inline(
+                inline_path_n, inline_item, first, len(block_sources), parts, problems
+            )
             if segment is not None:
                 segments.append(segment)
 

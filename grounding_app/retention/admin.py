@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from grounding_app.retention.expiry import policies, project_days
+from grounding_app.retention.expiry import policies, project_days, related_model
 from grounding_app.retention.models import Purge, RetentionSettings
 from grounding_app.retention.purge import describe_counts
 
@@ -58,7 +58,7 @@ class RetentionSettingsAdmin(admin.ModelAdmin):
         for policy in policies():
             if policy.project_field is None:
                 continue
-            project_model = policy.model._meta.get_field(policy.project_field).related_model
+            project_model = related_model(policy.model, policy.project_field)
             overrides = project_days(project_model)
             projects = project_model._base_manager.filter(pk__in=overrides).order_by("pk")
             rows += [(str(project), overrides[project.pk]) for project in projects]

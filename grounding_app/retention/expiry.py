@@ -20,7 +20,7 @@ expires at midnight. Within one request the periods are read once
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import reduce
@@ -56,7 +56,15 @@ def policies() -> tuple[Policy, ...]:
 
 
 def policy_for(model: type[models.Model]) -> Policy:
-    return _policies[model._meta.concrete_model]
+    return _policies[model._meta.concrete_model or model]
+
+
+def related_model(model: type[models.Model], name: str) -> type[models.Model]:
+    """The model that relation `name` of `model` points to."""
+    target = model._meta.get_field(name).related_model
+    if not isinstance(target, type):
+        raise TypeError(f"{model.__name__}.{name} is not a relation to a model class")
+    return target
 
 
 # --- the periods, read once per request --------------------------------------------
@@ -124,7 +132,7 @@ class KeptSince(Expression):
     def get_source_expressions(self) -> list[Any]:
         return [self.project] if self.project is not None else []
 
-    def set_source_expressions(self, exprs: list[Any]) -> None:
+    def set_source_expressions(self, exprs: Sequence[Any]) -> None:
         if exprs:
             (self.project,) = exprs
 
@@ -152,7 +160,7 @@ class KeptSince(Expression):
 def _kept_since(policy: Policy) -> KeptSince:
     if policy.project_field is None:
         return KeptSince()
-    project_model = policy.model._meta.get_field(policy.project_field).related_model
+    project_model = related_model(policy.model, policy.project_field)
     return KeptSince(project_model, F(policy.project_field))
 
 
@@ -163,9 +171,9 @@ def live(model: type[models.Model]) -> Q:
     if policy.date_field is not None:
         condition &= Q(**{f"{policy.date_field}__gte": _kept_since(policy)})
     for name in policy.follows:
-        field = model._meta.get_field(name)
-        parent_live = Q(**{f"{name}__in": field.related_model._default_manager.values("pk")})
-        if field.null:
+        parent = related_model(model, name)
+        parent_live = Q(**{f"{name}__in": parent._default_manager.values("pk")})
+        if getattr(model._meta.get_field(name), "null", False):
             parent_live |= Q(**{f"{name}__isnull": True})
         condition &= parent_live
     return condition

@@ -130,7 +130,8 @@ class DecimalNumberField(forms.FloatField):
     digits and "1_0".
     """
 
-    def to_python(self, value: Any) -> float | None:
+    # django-stubs derive FloatField from IntegerField, whose to_python returns int.
+    def to_python(self, value: Any) -> float | None:  # type: ignore[override]
         text = str(value).strip() if value is not None else ""
         if text and not NUMERIC_STRING.fullmatch(text):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
@@ -182,8 +183,10 @@ class NewReviewForm(forms.Form):
         return facts_json
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         facts, errors = _row_facts(self.rows)
+        wire_facts: object = facts
         for error in errors:
             self.add_error(None, error)
         facts_from_json = bool(data.get("facts_json", "").strip())
@@ -196,12 +199,12 @@ class NewReviewForm(forms.Form):
             if facts:
                 self.add_error("facts_json", "Give the facts as rows or as JSON, not both at once.")
                 return data
-            facts = json_facts
+            wire_facts = json_facts  # parse_check_request checks its shape
         if self.errors:
             return data
         wire = {
             "answerCandidate": data["answer"],
-            "facts": facts,
+            "facts": wire_facts,
             "groundingSpec": {
                 "citationThreshold": data["citation_threshold"],
                 "enableClaimLevelScore": True,
@@ -265,7 +268,8 @@ class ImportForm(forms.Form):
     file = forms.FileField(required=False, label="Or upload a JSON file")
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         data["raw"] = upload_or_paste(data, required=True)
         return data
 

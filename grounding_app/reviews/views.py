@@ -18,6 +18,7 @@ from django_htmx.http import push_url, reswap, retarget
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
 from grounding_app.formats.imports import ImportFormatError
+from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.reviews import services
 from grounding_app.reviews.forms import ImportForm, NewReviewForm, ReviewFilterForm
 from grounding_app.reviews.models import Review
@@ -51,7 +52,7 @@ def _review_context(request: HttpRequest, review: Review) -> dict[str, object]:
     }
 
 
-def _saved(request: HttpRequest, review: Review) -> HttpResponse:
+def _saved(request: HtmxHttpRequest, review: Review) -> HttpResponse:
     """After a save: the result partial for htmx, else a redirect to the permalink."""
     if request.htmx:
         response = render(request, "reviews/detail.html#result", _review_context(request, review))
@@ -59,7 +60,9 @@ def _saved(request: HttpRequest, review: Review) -> HttpResponse:
     return redirect(review)
 
 
-def _form_again(request: HttpRequest, template: str, context: dict[str, object]) -> HttpResponse:
+def _form_again(
+    request: HtmxHttpRequest, template: str, context: dict[str, object]
+) -> HttpResponse:
     """The form with its errors: swapped over the old form for htmx, else the full page."""
     if request.htmx:
         response = render(request, f"{template}#form", context)
@@ -69,7 +72,7 @@ def _form_again(request: HttpRequest, template: str, context: dict[str, object])
 
 @reviewers
 @require_GET
-def review_list(request: HttpRequest) -> HttpResponse:
+def review_list(request: HtmxHttpRequest) -> HttpResponse:
     form = ReviewFilterForm(request.GET)
     reviews = services.find_reviews(form.to_filter())
     page = Paginator(reviews, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -87,7 +90,7 @@ def review_list(request: HttpRequest) -> HttpResponse:
 
 @reviewers
 @require_http_methods(["GET", "POST"])
-def review_new(request: HttpRequest) -> HttpResponse:
+def review_new(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "reviews/new.html", {"form": NewReviewForm()})
     form = NewReviewForm(request.POST)
@@ -98,7 +101,7 @@ def review_new(request: HttpRequest) -> HttpResponse:
 
 @reviewers
 @require_http_methods(["GET", "POST"])
-def review_import(request: HttpRequest) -> HttpResponse:
+def review_import(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "GET":
         return render(request, "reviews/import.html", {"form": ImportForm()})
     form = ImportForm(request.POST, request.FILES)
@@ -119,7 +122,7 @@ def review_detail(request: HttpRequest, public_id: str) -> HttpResponse:
 
 @reviewers
 @require_POST
-def review_recheck(request: HttpRequest, public_id: str) -> HttpResponse:
+def review_recheck(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
     review = get_object_or_404(Review, public_id=public_id)
     if services.stored_request(review) is None:
         raise Http404("this review has no check-grounding request to re-check")
@@ -141,7 +144,7 @@ def review_delete(request: HttpRequest, public_id: str) -> HttpResponse:
 
 @reviewers
 @require_GET
-@csp_exempt()
+@csp_exempt()  # type: ignore[arg-type]  # django-csp types views as (request) only
 @xframe_options_sameorigin
 def review_suggestions(
     request: HttpRequest, public_id: str, candidate: int, number: int

@@ -115,7 +115,7 @@ class CrossEncoderJudge:
                 f"verifier weights missing: {weights} (train them with"
                 " `python manage.py train_verifier`, or use the feature judge)"
             )
-        torch.backends.mkldnn.enabled = False
+        torch.backends.mkldnn.enabled = False  # type: ignore[assignment]  # a torch flag descriptor
         self.config = VerifierConfig.load(directory)
         self._tokenizer = load_tokenizer()
         model = build_model()

@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     import torch
 
-    torch.backends.mkldnn.enabled = False
+    torch.backends.mkldnn.enabled = False  # type: ignore[assignment]  # a torch flag descriptor
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     np.random.seed(args.seed)

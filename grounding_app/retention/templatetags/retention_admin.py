@@ -14,5 +14,8 @@ register = template.Library()
 @register.simple_tag
 def live_admin_log(user: object, limit: int = 10) -> QuerySet[LogEntry]:
     """What Django's `get_admin_log ... for_user` gives, less the stale entries."""
-    entries = LogEntry.objects.filter(user__pk=getattr(user, "pk", None))
+    user_pk = getattr(user, "pk", None)
+    if user_pk is None:
+        return LogEntry.objects.none()
+    entries = LogEntry.objects.filter(user__pk=user_pk)
     return entries.exclude(stale_log_entries()).select_related("content_type", "user")[:limit]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -22,7 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--username", default=os.environ.get("ADMIN_USERNAME", "admin"))
         parser.add_argument("--url", default="http://127.0.0.1:8000/admin/")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         user_model = get_user_model()
         password_file = settings.BASE_DIR / "var" / "admin_password"
         username = str(options["username"])

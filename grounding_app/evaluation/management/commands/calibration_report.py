@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -24,11 +25,11 @@ class Command(BaseCommand):
         parser.add_argument("--bins", type=int, default=10)
         parser.add_argument("--title", default="Reliability on dev")
 
-    def handle(self, *args: object, **options: object) -> None:
-        data: Path = options["data"]  # type: ignore[assignment]
+    def handle(self, *args: object, **options: Any) -> None:
+        data: Path = options["data"]
         labels = {e.id: e.label for e in read_examples(data) if e.label is not None}
         scores: dict[str, tuple[list[int], list[float]]] = defaultdict(lambda: ([], []))
-        path: Path = options["predictions"]  # type: ignore[assignment]
+        path: Path = options["predictions"]
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if row["id"] in labels:
@@ -37,7 +38,7 @@ class Command(BaseCommand):
                 ps.append(float(row["score"]))
         if not scores:
             raise CommandError("no prediction matches a labelled example")
-        n_bins = int(options["bins"])  # type: ignore[arg-type]
+        n_bins = int(options["bins"])
         series = {name: reliability_bins(ys, ps, n_bins) for name, (ys, ps) in scores.items()}
         eces = {
             name: expected_calibration_error(ys, ps, n_bins) for name, (ys, ps) in scores.items()
@@ -48,9 +49,9 @@ class Command(BaseCommand):
             series, str(options["title"]), subtitles={k: f"ECE {v:.3f}" for k, v in eces.items()}
         )
         if options["svg"]:
-            Path(options["svg"]).write_text(svg, encoding="utf-8")  # type: ignore[arg-type]
+            Path(options["svg"]).write_text(svg, encoding="utf-8")
         if options["png"]:
-            self._png(svg, Path(options["png"]))  # type: ignore[arg-type]
+            self._png(svg, Path(options["png"]))
 
     @staticmethod
     def _png(svg: str, out: Path) -> None:

@@ -9,7 +9,9 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -66,8 +68,8 @@ class Command(BaseCommand):
             ),
         )
 
-    def handle(self, *args: object, **options: object) -> None:
-        data: Path = options["data"]  # type: ignore[assignment]
+    def handle(self, *args: object, **options: Any) -> None:
+        data: Path = options["data"]
         if not data.is_file():
             raise CommandError(f"benchmark texts not found: {data} (use --data)")
         texts = sorted(
@@ -75,11 +77,11 @@ class Command(BaseCommand):
             key=lambda t: (len(t), t),
         )
         requests = {
-            "a film example": (film_request(), int(options["repeat"])),  # type: ignore[arg-type]
-            "b everyday": (everyday_request(texts), int(options["repeat"])),  # type: ignore[arg-type]
-            "c largest": (largest_request(texts), int(options["repeat_largest"])),  # type: ignore[arg-type]
+            "a film example": (film_request(), int(options["repeat"])),
+            "b everyday": (everyday_request(texts), int(options["repeat"])),
+            "c largest": (largest_request(texts), int(options["repeat_largest"])),
         }
-        judges: list[str] | None = options["judge"]  # type: ignore[assignment]
+        judges: list[str] | None = options["judge"]
         engines = (
             {name: GroundingEngine.default(name) for name in judges}
             if judges
@@ -102,8 +104,8 @@ class Command(BaseCommand):
                 set_default_engine(engine)
                 for name, (request, repeat) in requests.items():
                     body = json.dumps(request_to_json(request)).encode()
-                    engine_ms = _median_ms(lambda r=request, e=engine: e.check(r), repeat)
-                    http_ms = _median_ms(lambda b=body: self._post(url, key, b), repeat)
+                    engine_ms = _median_ms(partial(engine.check, request), repeat)
+                    http_ms = _median_ms(partial(self._post, url, key, body), repeat)
                     results.append(self._row(judge, name, request, engine_ms, http_ms))
         finally:
             server.shutdown()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
@@ -47,20 +48,20 @@ class Command(BaseCommand):
             ),
         )
 
-    def handle(self, *args: object, **options: object) -> None:
-        files: list[Path] = options["files"]  # type: ignore[assignment]
+    def handle(self, *args: object, **options: Any) -> None:
+        files: list[Path] = options["files"]
         for path in files:
             if not path.is_file():
                 raise CommandError(f"no such file: {path}")
-        judges: list[str] | None = options["judge"]  # type: ignore[assignment]
+        judges: list[str] | None = options["judge"]
         engines = (
             {name: GroundingEngine.default(name) for name in judges}
             if judges
             else {"default": default_engine()}
         )
-        limit = int(options["limit"])  # type: ignore[arg-type]
-        threshold = float(options["threshold"])  # type: ignore[arg-type]
-        out_path: Path | None = options["predictions"]  # type: ignore[assignment]
+        limit = int(options["limit"])
+        threshold = float(options["threshold"])
+        out_path: Path | None = options["predictions"]
         out = out_path.open("w", encoding="utf-8") if out_path else None
         report: dict[str, list[dict[str, object]]] = {}
         try:
@@ -72,7 +73,7 @@ class Command(BaseCommand):
                 if limit:
                     examples = examples[:limit]
                 if options["per_source"]:
-                    examples = sample_per_source(examples, int(options["per_source"]))  # type: ignore[arg-type]
+                    examples = sample_per_source(examples, int(options["per_source"]))
                 for name, engine in engines.items():
                     label = path.name if len(engines) == 1 else f"{path.name} [{name}]"
                     predictions = []

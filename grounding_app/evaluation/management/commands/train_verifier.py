@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandParser
 
 from grounding_app.engine.verifier import train
@@ -17,5 +19,5 @@ class Command(BaseCommand):
         # The trainer owns its options; pass them through untouched.
         train.main(argv[2:])
 
-    def handle(self, *args: str, **options: object) -> None:
+    def handle(self, *args: str, **options: Any) -> None:
         train.main(list(args))

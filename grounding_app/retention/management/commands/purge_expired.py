@@ -6,6 +6,8 @@ deleted, as counts, and records the same counts in the purge history.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grounding_app.retention.models import Purge
@@ -23,8 +25,8 @@ class Command(BaseCommand):
             help=f"Rows per transaction (default {BATCH_SIZE}).",
         )
 
-    def handle(self, *args: object, **options: object) -> None:
-        batch_size = int(options["batch_size"])  # type: ignore[call-overload]
+    def handle(self, *args: object, **options: Any) -> None:
+        batch_size = int(options["batch_size"])
         if batch_size < 1:
             raise CommandError("--batch-size must be at least 1.")
         purge = purge_expired(Purge.Trigger.COMMAND, batch_size)
