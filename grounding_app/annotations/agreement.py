@@ -21,7 +21,7 @@ from grounding_app.annotations.charts import reliability_svg
 from grounding_app.annotations.labelset import NO_CHECK, SUPPORTED, grounding_label
 from grounding_app.annotations.models import Assignment, ClaimLabel, ItemClaim, LabelingProject
 from grounding_app.annotations.services import LabelingError
-from grounding_app.engine.metrics import (
+from grounding_app.metrics import (
     ReliabilityBin,
     binary_report,
     expected_calibration_error,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from grounding_app.engine.metrics import ReliabilityBin
+from grounding_app.metrics import ReliabilityBin
 
 WIDTH, HEIGHT = 560, 420
 LEFT, RIGHT, TOP = 64, 20, 20

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grounding_app.engine import service as engine_service
-from grounding_app.engine.dataset import DatasetError, parse_example
 from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
 from grounding_app.formats.check_grounding import (
     FormatError,
@@ -33,6 +32,7 @@ from grounding_app.formats.check_grounding import (
 )
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
+from grounding_app.formats.grounding_jsonl import DatasetError, parse_example
 from grounding_app.formats.imports import MAX_IMPORT_BYTES, decode_import, detect_and_parse
 
 MAX_IMPORT_ITEMS = 2000  # the engine runs on each during the request

@@ -2,13 +2,16 @@
 
 The ONNX graph is exported from the installed weights on first use and cached next to
 the other run-time files (`var/onnx/`, or GROUNDING_CACHE_DIR), keyed by a hash of the
-weights and the torch version, so a new model or torch never reuses a stale graph.
-Export is local: nothing is downloaded. Writers race safely (temp file, then rename).
+weights and the torch version, so a new model or torch never reuses a stale graph; an
+int8 copy (`quantized`) is keyed by that graph and the ONNX Runtime version. Torch is
+needed only to export. Export is local: nothing is downloaded. Writers race safely
+(temp file, then rename).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 import tempfile
 import threading
@@ -31,14 +34,28 @@ def cache_dir() -> Path:
 
 
 def weights_key(weights: Path) -> str:
-    import torch
-
+    """Hash of the weights and the installed torch (read from metadata: no import)."""
     digest = hashlib.sha256()
     with weights.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    digest.update(torch.__version__.encode())
+    digest.update(importlib.metadata.version("torch").encode())
     return digest.hexdigest()[:20]
+
+
+def _cached(target: Path, make: Callable[[Path], None]) -> Path:
+    """`target`, made by `make(temp path)` under a lock when missing, then renamed."""
+    if target.is_file():
+        return target
+    with _export_lock:
+        if target.is_file():
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=target.parent, prefix=".tmp-") as scratch:
+            temp = Path(scratch) / target.name
+            make(temp)
+            os.replace(temp, target)
+    return target
 
 
 def _traceable(model: Any, output: Callable[[Any], Any]) -> Any:
@@ -66,40 +83,61 @@ def exported(
     name: str, weights: Path, build: Callable[[], Any], output: Callable[[Any], Any]
 ) -> Path:
     """The cached ONNX file for the model `build()` returns; exported if missing."""
-    target = cache_dir() / f"{name}-{weights_key(weights)}.onnx"
-    if target.is_file():
-        return target
-    with _export_lock:
-        if target.is_file():
-            return target
+
+    def export(temp: Path) -> None:
         import torch
 
-        target.parent.mkdir(parents=True, exist_ok=True)
         ids = torch.full((2, 8), 1000, dtype=torch.long)
         # A padded row, so no all-ones shortcut for the mask gets traced in.
         mask = torch.tensor([[1] * 8, [1] * 5 + [0] * 3], dtype=torch.long)
-        handle, temp = tempfile.mkstemp(dir=target.parent, suffix=".onnx.tmp")
-        os.close(handle)
-        try:
-            with warnings.catch_warnings():
-                # The tracer notes Python branches on shapes; none of them depend on the
-                # batch or the length for a BERT encoder (tests compare against torch).
-                warnings.simplefilter("ignore")
-                torch.onnx.export(
-                    _traceable(build(), output),
-                    (ids, mask, torch.zeros_like(ids)),
-                    temp,
-                    input_names=list(INPUTS),
-                    output_names=["output"],
-                    dynamic_axes={key: {0: "batch", 1: "tokens"} for key in (*INPUTS, "output")},
-                    opset_version=17,
-                    dynamo=False,
-                )
-            os.replace(temp, target)
-        finally:
-            if os.path.exists(temp):
-                os.unlink(temp)
-    return target
+        with warnings.catch_warnings():
+            # The tracer notes Python branches on shapes; none of them depend on the
+            # batch or the length for a BERT encoder (tests compare against torch).
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                _traceable(build(), output),
+                (ids, mask, torch.zeros_like(ids)),
+                str(temp),
+                input_names=list(INPUTS),
+                output_names=["output"],
+                dynamic_axes={key: {0: "batch", 1: "tokens"} for key in (*INPUTS, "output")},
+                opset_version=17,
+                dynamo=False,
+            )
+
+    return _cached(cache_dir() / f"{name}-{weights_key(weights)}.onnx", export)
+
+
+def quantized(graph: Path) -> Path:
+    """The cached int8 copy of an exported graph: dynamic quantisation of its MatMuls.
+
+    Weights are int8 per output channel: per tensor, mostly through the feed-forward
+    output layers, the verifier's probabilities moved by up to 0.32 on 50 dev inputs,
+    per channel by 0.08. Activations are quantised per tensor at run time, so a batch
+    shares one scale: run one sequence at a time where scores must not depend on what
+    else is in the batch.
+    """
+
+    def quantize(temp: Path) -> None:
+        from onnxruntime.quantization import QuantType, quant_pre_process, quantize_dynamic
+
+        # Shape inference and basic (portable) graph fusions, as ORT recommends first;
+        # the symbolic pass fails on this graph and adds nothing for MatMuls.
+        prepared = temp.with_suffix(".prepared.onnx")
+        quant_pre_process(graph, prepared, skip_symbolic_shape=True)
+        quantize_dynamic(
+            prepared,
+            temp,
+            op_types_to_quantize=["MatMul", "Gemm"],
+            per_channel=True,
+            weight_type=QuantType.QInt8,
+        )
+
+    import onnxruntime
+
+    return _cached(
+        graph.with_name(f"{graph.stem}-int8-ort{onnxruntime.__version__}.onnx"), quantize
+    )
 
 
 class OnnxBert:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from grounding_app.engine.metrics import ReliabilityBin
+from grounding_app.metrics import ReliabilityBin
 
 PALETTE = ("#2563eb", "#dc2626", "#059669", "#d97706")
 

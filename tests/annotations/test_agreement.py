@@ -11,7 +11,7 @@ import pytest
 from grounding_app.annotations import agreement
 from grounding_app.annotations.charts import reliability_svg
 from grounding_app.annotations.models import ItemClaim, LabelingProject
-from grounding_app.engine.metrics import ReliabilityBin, binary_report
+from grounding_app.metrics import ReliabilityBin, binary_report
 from tests.annotations.conftest import client_for
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from io import StringIO
 
 from django.core.management import call_command
 
-from grounding_app.engine.metrics import reliability_bins
+from grounding_app.metrics import reliability_bins
 from grounding_app.rendering.charts import reliability_svg
 
 

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grounding_app.annotations.importing import ImportProblems, parse_jsonl
-from grounding_app.engine.dataset import DatasetError, parse_example
 from grounding_app.engine.types import CheckRequest, Fact
 from grounding_app.formats import _reader as reader
 from grounding_app.formats.agent import parse_agent
@@ -31,6 +30,7 @@ from grounding_app.formats.check_grounding import (
 )
 from grounding_app.formats.check_grounding_response import grounded_from_check_json
 from grounding_app.formats.gemini import parse_gemini
+from grounding_app.formats.grounding_jsonl import DatasetError, parse_example
 from grounding_app.formats.imports import ImportFormatError, detect_and_parse
 from grounding_app.rendering.answer import render_answer
 from tests.security.strategies import (

@@ -9,8 +9,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grounding_app.engine.dataset import read_examples
-from grounding_app.engine.metrics import expected_calibration_error, reliability_bins
+from grounding_app.formats.grounding_jsonl import read_examples
+from grounding_app.metrics import expected_calibration_error, reliability_bins
 from grounding_app.rendering.charts import reliability_svg
 
 

@@ -21,13 +21,13 @@ from django.test.utils import override_settings
 
 from grounding_app.api.models import ApiKey
 from grounding_app.engine import CheckRequest, default_engine
-from grounding_app.engine.bench_requests import everyday_request, film_request, largest_request
 from grounding_app.engine.claims import split_sentences
-from grounding_app.engine.dataset import read_examples
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.service import set_default_engine
 from grounding_app.evaluation.cli import judge_spec
 from grounding_app.formats.check_grounding import request_to_json
+from grounding_app.formats.grounding_jsonl import read_examples
+from grounding_app.lab.bench_requests import everyday_request, film_request, largest_request
 
 DEFAULT_DATA = settings.BASE_DIR.parent / "shared" / "data" / "grounding" / "dev.jsonl"
 TARGETS_MS = {"a film example": 50, "b everyday": 300, "c largest": 20_000}

@@ -11,15 +11,18 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, default_engine
-from grounding_app.engine.dataset import DatasetError, read_examples
-from grounding_app.engine.evaluation import (
+from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.evaluation.cli import judge_spec
+from grounding_app.formats.grounding_jsonl import DatasetError, read_examples
+from grounding_app.lab.evaluation import (
+    RecordingJudge,
+    format_mistakes,
     format_table,
     predict,
+    recording,
     sample_per_source,
     summarise,
 )
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.evaluation.cli import judge_spec
 
 
 class Command(BaseCommand):
@@ -36,6 +39,16 @@ class Command(BaseCommand):
             type=int,
             default=0,
             help="a seeded random sample of at most N examples of each source (quick runs)",
+        )
+        parser.add_argument(
+            "--errors",
+            type=int,
+            default=0,
+            metavar="N",
+            help=(
+                "per source, print the N most confident false supports (highest scores)"
+                " and false unsupporteds (lowest), with the weakest claim and its evidence"
+            ),
         )
         parser.add_argument(
             "--judge",
@@ -59,6 +72,13 @@ class Command(BaseCommand):
             if judges
             else {"default": default_engine()}
         )
+        errors = int(options["errors"])
+        if errors < 0:
+            raise CommandError("--errors must be 0 or more")
+        recorders: dict[str, RecordingJudge | None] = dict.fromkeys(engines)
+        if errors:
+            for name in engines:
+                engines[name], recorders[name] = recording(engines[name])
         limit = int(options["limit"])
         threshold = float(options["threshold"])
         out_path: Path | None = options["predictions"]
@@ -78,7 +98,7 @@ class Command(BaseCommand):
                     label = path.name if len(engines) == 1 else f"{path.name} [{name}]"
                     predictions = []
                     for example in tqdm(examples, desc=label, file=sys.stderr, unit="ex"):
-                        prediction = predict(engine.check, example, threshold)
+                        prediction = predict(engine.check, example, threshold, recorders[name])
                         predictions.append(prediction)
                         if out:
                             line = {
@@ -93,6 +113,11 @@ class Command(BaseCommand):
                     report[label] = [g.as_dict() for g in groups]
                     if not options["json"]:
                         self.stdout.write(format_table(groups) + "\n")
+                    if errors:
+                        # With --json, stdout stays one JSON document.
+                        stream = self.stderr if options["json"] else self.stdout
+                        stream.write(f"Most confident mistakes, {label}\n")
+                        stream.write(format_mistakes(predictions, errors) + "\n")
         finally:
             if out:
                 out.close()

@@ -1,4 +1,4 @@
-"""Train the claim verifier (see grounding_app/engine/verifier/train.py)."""
+"""Train the claim verifier (see grounding_app/lab/train_verifier.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from grounding_app.engine.verifier import train
+from grounding_app.lab import train_verifier
 
 
 class Command(BaseCommand):
@@ -17,7 +17,7 @@ class Command(BaseCommand):
 
     def run_from_argv(self, argv: list[str]) -> None:
         # The trainer owns its options; pass them through untouched.
-        train.main(argv[2:])
+        train_verifier.main(argv[2:])
 
     def handle(self, *args: str, **options: Any) -> None:
-        train.main(list(args))
+        train_verifier.main(list(args))

@@ -1,4 +1,8 @@
-"""Labelled grounding examples in the `shared/data/grounding` JSONL schema."""
+"""Labelled grounding examples in the `shared/data/grounding` JSONL schema.
+
+A file format like the others here: annotation imports read it on a request, and the
+offline tools (`grounding_app/lab/`) read the training and dev files with it.
+"""
 
 from __future__ import annotations
 

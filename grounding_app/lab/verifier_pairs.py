@@ -15,11 +15,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from grounding_app.engine.claims import needs_grounding_check, split_sentences
-from grounding_app.engine.dataset import Example, read_examples
 from grounding_app.engine.lexical import content_stems, refers_back
 from grounding_app.engine.retrieval import split_fact
-from grounding_app.engine.verifier import augment
-from grounding_app.engine.verifier.augment import Pair
+from grounding_app.formats.grounding_jsonl import Example, read_examples
+from grounding_app.lab import augment
+from grounding_app.lab.augment import Pair
 
 PASSAGES_PER_EVIDENCE = 2
 SOURCE_CAP = {"snli": 3000}

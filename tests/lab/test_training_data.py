@@ -7,12 +7,12 @@ import random
 import numpy as np
 import pytest
 
-from grounding_app.engine.dataset import Example
 from grounding_app.engine.types import Fact
-from grounding_app.engine.verifier import augment
-from grounding_app.engine.verifier.augment import Pair
-from grounding_app.engine.verifier.data import example_pairs, select_evidence
-from grounding_app.engine.verifier.train import batches, calibrate, pair_weights
+from grounding_app.formats.grounding_jsonl import Example
+from grounding_app.lab import augment
+from grounding_app.lab.augment import Pair
+from grounding_app.lab.train_verifier import batches, calibrate, pair_weights
+from grounding_app.lab.verifier_pairs import example_pairs, select_evidence
 
 PAIR = Pair(
     claim="Titanic won 11 Academy Awards in 1998.",

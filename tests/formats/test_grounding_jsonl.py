@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from grounding_app.engine.dataset import DatasetError, parse_example, read_examples
+from grounding_app.formats.grounding_jsonl import DatasetError, parse_example, read_examples
 
 
 def test_reads_the_shared_schema(tmp_path):
@@ -37,15 +37,3 @@ def test_reads_the_shared_schema(tmp_path):
 def test_bad_lines_name_the_problem(line, message):
     with pytest.raises(DatasetError, match=message.replace("[", r"\[").replace("]", r"\]")):
         parse_example(line, "f.jsonl:1")
-
-
-def test_sample_per_source_is_seeded_and_capped():
-    from grounding_app.engine.dataset import Example
-    from grounding_app.engine.evaluation import sample_per_source
-
-    examples = [Example(f"{s}{i}", (), "c", 1, s) for s in "ab" for i in range(10)]
-    examples += [Example("c0", (), "c", 0, "c")]
-    picked = sample_per_source(examples, 3)
-    assert [e.source for e in picked].count("a") == 3 and [e.source for e in picked].count("c") == 1
-    assert picked == sample_per_source(examples, 3)
-    assert picked == sorted(picked, key=examples.index)

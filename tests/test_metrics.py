@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.engine.metrics import (
+from grounding_app.metrics import (
     best_threshold,
     binary_report,
     expected_calibration_error,

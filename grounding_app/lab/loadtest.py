@@ -29,11 +29,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grounding_app.engine.bench_requests import everyday_request
-from grounding_app.engine.dataset import read_examples
 from grounding_app.formats.check_grounding import request_to_json
+from grounding_app.formats.grounding_jsonl import read_examples
+from grounding_app.lab.bench_requests import everyday_request
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "grounding" / "dev.jsonl"
 PATH = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"
 

@@ -1,6 +1,6 @@
 """Fit the zero-shot judge's logistic weights on the training data.
 
-    python -m grounding_app.engine.fit_feature_judge ../shared/data/grounding/train.jsonl
+    python -m grounding_app.lab.fit_feature_judge ../shared/data/grounding/train.jsonl
 
 Deterministic (fixed seed). Sources are sampled evenly (SNLI is most of the file but
 least like RAG answers) and classes are weighted to balance. The engine's own evidence
@@ -25,7 +25,6 @@ import numpy as np
 from tqdm import tqdm
 
 from grounding_app.engine.claims import needs_grounding_check, split_sentences
-from grounding_app.engine.dataset import Example, read_examples
 from grounding_app.engine.encoders import Encoder, MiniLMEncoder
 from grounding_app.engine.judges import (
     FEATURE_JUDGE_WEIGHTS,
@@ -34,9 +33,10 @@ from grounding_app.engine.judges import (
     Evidence,
     FeatureJudge,
 )
-from grounding_app.engine.metrics import best_threshold
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD, CheckRequest
+from grounding_app.formats.grounding_jsonl import Example, read_examples
+from grounding_app.metrics import best_threshold
 
 PRIOR_WEIGHTS = (4.0, 2.0, 3.0, 1.0, -3.0, -1.5, -1.0, 0.0)
 PRIOR_BIAS = -4.5

@@ -1,6 +1,6 @@
 """Train the verifier: fixed seeds, a log, a progress bar, resumable checkpoints.
 
-    python manage.py train_verifier            (or python -m grounding_app.engine.verifier.train)
+    python manage.py train_verifier            (or python -m grounding_app.lab.train_verifier)
 
 Reads `train.jsonl` (plus hard variants made from it), selects and calibrates on
 `dev.jsonl` only, and writes fp16 weights, `verifier.json` (temperature, bias, figures)
@@ -24,12 +24,8 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from grounding_app.engine.dataset import read_examples
 from grounding_app.engine.judges import ClaimInContext
-from grounding_app.engine.metrics import best_threshold, binary_report, roc_auc
 from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
-from grounding_app.engine.verifier.augment import Pair
-from grounding_app.engine.verifier.data import example_pairs, load_pairs
 from grounding_app.engine.verifier.model import (
     MAX_LENGTH,
     VERIFIER_DIR,
@@ -38,9 +34,13 @@ from grounding_app.engine.verifier.model import (
     encode_pairs,
     load_tokenizer,
 )
+from grounding_app.formats.grounding_jsonl import read_examples
+from grounding_app.lab.augment import Pair
+from grounding_app.lab.verifier_pairs import example_pairs, load_pairs
+from grounding_app.metrics import best_threshold, binary_report, roc_auc
 
-DATA_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "grounding"
-WORK_DIR = Path(__file__).resolve().parents[3] / "var" / "verifier-train"
+DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding"
+WORK_DIR = Path(__file__).resolve().parents[2] / "var" / "verifier-train"
 SNLI_WEIGHT = 0.5
 # Logit penalties for a number / each name the evidence lacks (SPEC §1: partly true is
 # unsupported). Set, not fitted: the model scores "It won 12 Academy Awards" like "It won

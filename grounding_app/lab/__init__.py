@@ -1,0 +1,1 @@
+"""Offline tooling: datasets, training, evaluation. Never imported by a request."""

@@ -1,0 +1,245 @@
+"""Evidence windows for the long-reading verifier, and the pairs it trains on.
+
+A window is a run of adjacent passages of one fact, up to a token budget, so that an
+abstractive sentence sees the paragraph it summarises (AlignScore/MiniCheck read
+documents in chunks the same way: score per chunk, the best chunk counts). Training
+picks, per example, the window that shares most word stems with the claim: the one the
+engine's retrieval would show first, so positives are readable and negatives are hard.
+
+Pairs are weighted towards the document-level sources people meet in real use
+(summaries, RAG answers, dialogue, web claims) and away from sentence NLI; generated
+negatives defeat word matching (entities exchanged, an entity or number replaced by
+another from the same evidence), generated positives paraphrase the surface (citation
+markers, numbers in other formats).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from grounding_app.engine.claims import split_sentences
+from grounding_app.engine.lexical import content_stems
+from grounding_app.formats.grounding_jsonl import Example
+
+# Training pairs per source (all of a source when it has fewer): the document-level
+# sources of real use count most; SNLI and the DocNLI parts least.
+SOURCE_PAIRS = {
+    "frank": 4000,
+    "fib": 3600,
+    "factcheck_gpt": 2800,
+    "faithdial_audit": 1800,
+    "cg2c_doc": 1760,
+    "halueval_qa": 1190,
+    "begin_dev": 600,
+    "q2": 440,
+    "wice_nst": 340,
+    "wice_dev": 250,
+    "summac_xsumfaith": 250,
+    "summac_factcc": 200,
+    "summac_summeval": 73,
+    "fever_symmetric": 800,
+    "docnli_fever": 1200,
+    "docnli_mnli": 1200,
+    "snli": 800,
+}
+
+_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\w.,])\d+(?![\w,])")
+_ENTITY = re.compile(r"\b[A-Z][\w'\u2019-]+(?:\s+(?:of|de|the|van|von)?\s*[A-Z][\w'\u2019-]+)*")
+_STOP_CAPS = frozenset(
+    "The A An In On At It He She They We I This That These Those His Her Their Its But And"
+    " Or If When While After Before As For From By With Without To Of However".split()
+)
+_SPELLED = {
+    1: "one",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "eleven",
+    12: "twelve",
+}
+
+
+@dataclass(frozen=True)
+class Window:
+    fact: int
+    text: str
+
+
+@dataclass(frozen=True)
+class TrainPair:
+    claim: str
+    evidence: str
+    label: int
+    source: str
+    kind: str
+
+
+def windows(
+    facts: Sequence[tuple[str, dict[str, str]]],
+    count_tokens: Callable[[str], int],
+    budget: int,
+) -> list[Window]:
+    """Each fact cut into runs of whole adjacent sentences of at most `budget` tokens,
+    its readable attributes first (a sentence longer than the budget is a window alone,
+    and the model cuts it)."""
+    out: list[Window] = []
+    for index, (text, attributes) in enumerate(facts):
+        head = "".join(f"{k}: {v}\n" for k, v in attributes.items() if k != "doc_id")
+        room = budget - (count_tokens(head) if head else 0)
+        current: list[str] = []
+        used = 0
+        for sentence in split_sentences(text):
+            length = count_tokens(sentence.text)
+            if current and used + length > room:
+                out.append(Window(index, head + " ".join(current)))
+                current, used = [], 0
+            current.append(sentence.text)
+            used += length
+        if current:
+            out.append(Window(index, head + " ".join(current)))
+    return out
+
+
+def best_window(claim: str, candidates: Sequence[Window]) -> Window:
+    """The window sharing most distinct stems with the claim (the first on a tie)."""
+    wanted = set(content_stems(claim))
+    return max(candidates, key=lambda w: len(wanted & set(content_stems(w.text))))
+
+
+def _entities(text: str) -> list[str]:
+    found = []
+    for match in _ENTITY.finditer(text):
+        words = match.group().split()
+        while words and words[0] in _STOP_CAPS:
+            words = words[1:]
+        if words:
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found))
+
+
+def swap_entities(claim: str, rng: random.Random) -> str | None:
+    """Two different entities of the claim exchanged ("A beat B" -> "B beat A")."""
+    names = [n for n in _entities(claim) if claim.count(n) == 1]
+    if len(names) < 2:
+        return None
+    a, b = rng.sample(names, 2)
+    if a in b or b in a:
+        return None
+    marker = "\x00"
+    swapped = claim.replace(a, marker).replace(b, a).replace(marker, b)
+    return swapped if swapped != claim else None
+
+
+def replace_from_evidence(claim: str, evidence: str, rng: random.Random) -> str | None:
+    """An entity or number of the claim replaced by another one the evidence mentions:
+    every word is still in the evidence, the statement is not."""
+    kinds = []
+    claim_numbers = [m for m in _NUMBER.finditer(claim)]
+    evidence_numbers = {m.group() for m in _NUMBER.finditer(evidence)}
+    if claim_numbers:
+        kinds.append("number")
+    claim_names = [n for n in _entities(claim) if n in evidence]
+    if claim_names:
+        kinds.append("entity")
+    rng.shuffle(kinds)
+    for kind in kinds:
+        if kind == "number":
+            m = rng.choice(claim_numbers)
+            others = sorted(evidence_numbers - {m.group()})
+            if others:
+                return claim[: m.start()] + rng.choice(others) + claim[m.end() :]
+        else:
+            name = rng.choice(claim_names)
+            others = [n for n in _entities(evidence) if n not in claim and name not in n]
+            if others:
+                return claim.replace(name, rng.choice(others), 1)
+    return None
+
+
+def paraphrase_surface(claim: str, rng: random.Random) -> str | None:
+    """The same statement written otherwise: a citation marker before the full stop, a
+    small number spelled out, thousands separated."""
+    options = []
+    if claim.rstrip().endswith("."):
+        options.append("marker")
+    small = [m for m in re.finditer(r"\b([1-9]|1[0-2])\b", claim)]
+    if small:
+        options.append("spell")
+    big = [m for m in re.finditer(r"\b\d{4,}\b", claim) if not 1000 <= int(m.group()) <= 2100]
+    if big:
+        options.append("thousands")
+    if not options:
+        return None
+    choice = rng.choice(options)
+    if choice == "marker":
+        stripped = claim.rstrip()
+        marker = rng.choice(["[1]", " [2]", "[^3]", "\u30101\u3011", " [4][5]"])
+        return stripped[:-1] + marker + "."
+    if choice == "spell":
+        m = rng.choice(small)
+        return claim[: m.start()] + _SPELLED[int(m.group())] + claim[m.end() :]
+    m = rng.choice(big)
+    return claim[: m.start()] + f"{int(m.group()):,}" + claim[m.end() :]
+
+
+def build_pairs(
+    examples: Iterable[Example],
+    count_tokens: Callable[[str], int],
+    budget: int,
+    seed: int,
+    per_source: dict[str, int] | None = None,
+) -> list[TrainPair]:
+    """One pair per example (its best window), capped per source, plus generated
+    negatives and paraphrased positives from the supported pairs."""
+    rng = random.Random(seed)
+    caps = SOURCE_PAIRS if per_source is None else per_source
+    by_source: dict[str, list[Example]] = {}
+    for example in examples:
+        by_source.setdefault(example.source, []).append(example)
+    pairs: list[TrainPair] = []
+    for source in sorted(by_source):
+        chosen = by_source[source]
+        rng.shuffle(chosen)
+        for example in chosen[: caps.get(source, 300)]:
+            if example.label is None:  # unlabelled lines teach nothing
+                continue
+            facts = [(f.text, dict(f.attributes)) for f in example.facts]
+            cut = windows(facts, count_tokens, budget)
+            if not cut:
+                continue
+            evidence = best_window(example.claim, cut).text
+            pairs.append(TrainPair(example.claim, evidence, example.label, source, "original"))
+            if example.label != 1:
+                continue
+            roll = rng.random()
+            if roll < 0.25:
+                changed = swap_entities(example.claim, rng)
+                kind = "swap"
+            elif roll < 0.6:
+                changed = replace_from_evidence(example.claim, evidence, rng)
+                kind = "replace"
+            else:
+                changed = None
+                kind = ""
+            if changed:
+                pairs.append(TrainPair(changed, evidence, 0, source, kind))
+            if rng.random() < 0.2:
+                same = paraphrase_surface(example.claim, rng)
+                if same:
+                    pairs.append(TrainPair(same, evidence, 1, source, "surface"))
+    rng.shuffle(pairs)
+    return pairs
+
+
+def kinds(pairs: Sequence[TrainPair]) -> dict[str, int]:
+    return dict(sorted(Counter(f"{p.kind}:{p.label}" for p in pairs).items()))

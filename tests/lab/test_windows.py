@@ -1,0 +1,142 @@
+"""Evidence windows and the long verifier's training pairs: table tests, no model."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from grounding_app.lab import windows
+from grounding_app.lab.windows import TrainPair, Window
+
+
+def words(text: str) -> int:
+    """A stand-in tokenizer: one token per word."""
+    return len(text.split())
+
+
+FACT = "Alpha one two three. Beta four five six. Gamma seven eight nine. Delta ten eleven twelve."
+
+
+A, B, C, D = (
+    "Alpha one two three.",
+    "Beta four five six.",
+    "Gamma seven eight nine.",
+    "Delta ten eleven twelve.",
+)
+
+
+@pytest.mark.parametrize(
+    ("budget", "expected"),
+    [
+        (100, [f"{A} {B} {C} {D}"]),
+        (8, [f"{A} {B}", f"{C} {D}"]),
+        (5, [A, B, C, D]),
+        (2, [A, B, C, D]),  # a sentence over the budget is a window alone
+    ],
+)
+def test_windows_are_runs_of_whole_adjacent_sentences(budget: int, expected: list[str]) -> None:
+    cut = windows.windows([(FACT, {})], words, budget)
+    assert [w.text for w in cut] == expected
+    assert {w.fact for w in cut} == {0}
+
+
+def test_windows_carry_readable_attributes_and_keep_facts_apart() -> None:
+    cut = windows.windows(
+        [("First fact.", {"title": "Guide", "doc_id": "x-1"}), ("Second fact.", {})], words, 50
+    )
+    assert cut == [Window(0, "title: Guide\nFirst fact."), Window(1, "Second fact.")]
+    assert windows.windows([("", {})], words, 50) == []
+
+
+def test_best_window_shares_most_stems_with_the_claim() -> None:
+    cut = [Window(0, "The bridge opened in 1932."), Window(0, "Rivers flooded the valley.")]
+    assert windows.best_window("The valley was flooded by rivers.", cut) == cut[1]
+    assert windows.best_window("Nothing in common here.", cut) == cut[0]
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("Argentina beat France in the final.", "France beat Argentina in the final."),
+        ("Marie Curie worked with Pierre Curie in Paris.", None),  # names overlap
+        ("The team won in 2022.", None),  # one entity only
+    ],
+)
+def test_swap_entities(claim: str, expected: str | None) -> None:
+    swapped = windows.swap_entities(claim, random.Random(0))
+    if expected is None:
+        assert swapped is None or swapped != claim
+    else:
+        assert swapped == expected
+
+
+def test_replacements_come_from_the_same_evidence() -> None:
+    evidence = "Vienna is the capital of Austria. Rome is the capital of Italy. It has 2,800 km."
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(20):
+        changed = windows.replace_from_evidence("Rome is the capital of Italy.", evidence, rng)
+        assert changed is not None and changed != "Rome is the capital of Italy."
+        seen.add(changed)
+    # Every replacement is a name the evidence mentions: word overlap cannot tell.
+    assert seen <= {
+        "Vienna is the capital of Italy.",
+        "Austria is the capital of Italy.",
+        "Rome is the capital of Vienna.",
+        "Rome is the capital of Austria.",
+        "Rome is the capital of Rome.",
+    }
+    number = windows.replace_from_evidence("It has 1,200 km.", "It has 2,800 km of track.", rng)
+    assert number == "It has 2,800 km."
+    assert windows.replace_from_evidence("no names or numbers", evidence, rng) is None
+
+
+def test_surface_paraphrases_keep_the_statement() -> None:
+    rng = random.Random(1)
+    outputs = {windows.paraphrase_surface("It won 11 awards in 1998.", rng) for _ in range(40)}
+    assert "It won eleven awards in 1998." in outputs
+    assert any(o and o.startswith("It won 11 awards in 1998") and "[" in o for o in outputs)
+    assert windows.paraphrase_surface("It has 25000 seats", rng) == "It has 25,000 seats"
+    assert windows.paraphrase_surface("no number, no stop", rng) is None
+
+
+class _Fact:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.attributes: dict[str, str] = {}
+
+
+class _Example:
+    def __init__(self, source: str, claim: str, label: int) -> None:
+        self.source = source
+        self.claim = claim
+        self.label = label
+        self.facts = (_Fact("Rome is the capital of Italy. Vienna is the capital of Austria."),)
+
+
+def test_pairs_are_capped_per_source_and_hard_negatives_are_added() -> None:
+    examples = [_Example("frank", "Rome is the capital of Italy.", 1) for _ in range(50)]
+    examples += [_Example("snli", "A man sleeps.", 0) for _ in range(50)]
+    pairs = windows.build_pairs(
+        examples,
+        words,
+        100,
+        seed=5,
+        per_source={"frank": 30, "snli": 10},  # type: ignore[arg-type]
+    )
+    originals = [p for p in pairs if p.kind == "original"]
+    assert sum(p.source == "frank" for p in originals) == 30
+    assert sum(p.source == "snli" for p in originals) == 10
+    generated = [p for p in pairs if p.kind != "original"]
+    assert generated and all(isinstance(p, TrainPair) for p in generated)
+    assert all(p.label == 0 for p in generated if p.kind in {"swap", "replace"})
+    assert windows.kinds(pairs)["original:1"] == 30
+    again = windows.build_pairs(
+        examples,
+        words,
+        100,
+        seed=5,
+        per_source={"frank": 30, "snli": 10},  # type: ignore[arg-type]
+    )
+    assert again == pairs  # seeded: the same pairs every run
