@@ -8,14 +8,21 @@ claim is only partly true: numbers, names, negations and content words.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import Stemmer
 
+from grounding_app.engine.normalise import (
+    canonical_number,
+    canonical_numbers,
+    is_number_word,
+    number_forms,
+    number_spans,
+)
+
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?![\d])")
-_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -34,17 +41,6 @@ NEGATIONS = frozenset(
     wasn't weren't don't doesn't didn't won't wouldn't can't couldn't shouldn't hasn't
     haven't hadn't""".split()
 )
-
-_NUMBER_WORDS = {
-    word: str(value)
-    for value, word in enumerate(
-        """zero one two three four five six seven eight nine ten eleven twelve thirteen
-        fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split()
-    )
-}
-_NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60"})
-_NUMBER_WORDS.update({"seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100"})
-_NUMBER_WORDS["dozen"] = "12"
 
 # Capitalised words that start sentences or fill titles without naming anything.
 _NOT_NAMES = STOPWORDS | frozenset(
@@ -73,28 +69,24 @@ def content_stems(text: str) -> list[str]:
 
 
 def normalise_number(token: str) -> str:
-    token = token.lstrip("+")
-    if _THOUSANDS.match(token.lstrip("-")):
-        token = token.replace(",", "")
-    token = token.rstrip(",")
-    if "." in token:
-        token = token.rstrip("0").rstrip(".")
-    return token
+    """A digit token in the canonical form every number is compared in ("1,500" -> "1500")."""
+    return canonical_number(token)
 
 
 def numbers(text: str) -> set[str]:
-    found = {normalise_number(m.group()) for m in _NUMBER.finditer(text)}
-    found.update(_NUMBER_WORDS[w.lower()] for w in words(text) if w.lower() in _NUMBER_WORDS)
-    found.discard("")
-    return found
+    """The values of the numbers in ``text``, however written: "eleven" and "11" agree."""
+    return canonical_numbers(text)
 
 
 def names(text: str) -> set[str]:
-    """Stems of capitalised words that look like names, dates or titles."""
+    """Stems of capitalised words that look like names, dates or titles.
+
+    Spelled-out numbers ("Eleven awards ...") are numbers, compared as such, not names.
+    """
     found: set[str] = set()
     for m in _WORD.finditer(text):
         word = m.group()
-        if not word[0].isupper() or word.lower() in _NOT_NAMES:
+        if not word[0].isupper() or word.lower() in _NOT_NAMES or is_number_word(word):
             continue
         found.add(stem(word))
     return found
@@ -167,13 +159,17 @@ def compare(claim: str, evidence: str) -> LexicalFeatures:
     """Check the claim's own tokens against the evidence.
 
     Only the claim is checked, never the sentences before it: context helps find the
-    evidence and read pronouns, but must not add or remove support by itself.
+    evidence and read pronouns, but must not add or remove support by itself. Numbers
+    are compared by value (one with a scale word also by its bare figure, see
+    `normalise.number_forms`), so spelled-out ones are left out of the word coverage.
     """
-    claim_stems = set(content_stems(claim))
+    spelled = {stem(w) for w in words(claim) if is_number_word(w)}
+    claim_stems = set(content_stems(claim)) - spelled
     evidence_stems = set(content_stems(evidence)) | {stem(w) for w in words(evidence)}
     covered = len(claim_stems & evidence_stems)
     coverage = covered / len(claim_stems) if claim_stems else 1.0
-    missing_numbers = len(numbers(claim) - numbers(evidence))
+    evidence_numbers = frozenset().union(*number_forms(evidence))
+    missing_numbers = len({forms for forms in number_forms(claim) if not forms & evidence_numbers})
     evidence_words = {stem(w) for w in words(evidence)}
     missing_names = len(names(claim) - evidence_words)
     return LexicalFeatures(
@@ -183,3 +179,93 @@ def compare(claim: str, evidence: str) -> LexicalFeatures:
         negation_mismatch=has_negation(claim) != has_negation(evidence),
         claim_content_words=len(claim_stems),
     )
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A content token in reading order: a name (a run of capitalised words), a number
+    (its value), a personal pronoun, or another word (its stem)."""
+
+    kind: str  # "name", "number", "pronoun" or "word"
+    keys: frozenset[str]
+
+
+# Pronouns hold the place of a name ("Later he served as ..."), so they are kept.
+_PERSONAL_PRONOUNS = frozenset("i we you he she it they me us him her them".split())
+
+
+_NAME_JOINER = re.compile(r"[ \t-]+")
+
+
+def _items(text: str) -> list[_Item]:
+    """The content of ``text`` in order; stopwords and negations drop out."""
+    spans = number_spans(text)
+    items: list[_Item] = []
+    name: list[str] = []
+    name_end = -1
+
+    def close_name() -> None:
+        if name:
+            items.append(_Item("name", frozenset(name)))
+            name.clear()
+
+    span, last_span = 0, -1
+    for match in _WORD.finditer(text):
+        while span < len(spans) and spans[span][1] <= match.start():
+            span += 1
+        if span < len(spans) and spans[span][0] <= match.start():
+            close_name()
+            if span != last_span:
+                items.append(_Item("number", frozenset({spans[span][2]})))
+                last_span = span
+            continue
+        word = match.group()
+        lower = word.lower()
+        if lower in _PERSONAL_PRONOUNS:
+            close_name()
+            items.append(_Item("pronoun", frozenset({lower})))
+            continue
+        if lower in STOPWORDS or lower in NEGATIONS:
+            close_name()
+            continue
+        if word[0].isupper() and lower not in _NOT_NAMES:
+            if name and not _NAME_JOINER.fullmatch(text, name_end, match.start()):
+                close_name()
+            name.append(stem(word))
+            name_end = match.end()
+            continue
+        close_name()
+        items.append(_Item("word", frozenset({stem(word)})))
+    close_name()
+    return items
+
+
+def substitutes(claim: str, evidence: Sequence[str]) -> bool:
+    """Whether the evidence puts another name or number where the claim has one it lacks.
+
+    "Rome is the capital of Austria." against "Vienna is the capital of Austria.": the
+    claim's "Rome" is missing and, next to the same word ("capital"), the evidence has
+    "Vienna", which the claim does not mention. The evidence then says something else
+    about the claim's words, not something more, however many of them it contains.
+    Each evidence passage is read on its own, as a sentence.
+    """
+    claim_items = _items(claim)
+    claim_keys = frozenset().union(*(item.keys for item in claim_items))
+    passages = [_items(passage) for passage in evidence]
+    present = frozenset().union(*(item.keys for items in passages for item in items))
+    for i, item in enumerate(claim_items):
+        if item.kind not in ("name", "number") or item.keys & present:
+            continue
+        for side in (-1, 1):
+            if not 0 <= i + side < len(claim_items) or claim_items[i + side].kind != "word":
+                continue
+            anchor = claim_items[i + side]
+            for items in passages:
+                for k, other in enumerate(items):
+                    slot = k - side
+                    if other != anchor or not 0 <= slot < len(items):
+                        continue
+                    rival = items[slot]
+                    if rival.kind == item.kind and not rival.keys & claim_keys:
+                        return True
+    return False

@@ -5,10 +5,16 @@ a check is read with the sentences before it, candidate passages are found in th
 facts, the judge scores the claim against the best passages of each fact (and, when no
 single fact supports it, of the two best facts together, for support spread over two
 facts), and the facts whose support reaches the citation threshold are cited.
+
+Claims keep their exact spans, but the judge reads them and the evidence normalised
+(`_readable`): without citation markers ("[1]", "【3†source】"), which are no part of
+what is claimed, and with numbers that have several spellings in one ("twenty-one" and
+"21", "1.5 million" and "1,500,000"), which the judge does not match on its own.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +25,14 @@ import numpy as np
 from grounding_app.engine.claims import needs_grounding_check, split_sentences, strip_list_marker
 from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
-from grounding_app.engine.lexical import content_stems, refers_back
+from grounding_app.engine.lexical import (
+    content_stems,
+    has_negation,
+    numbers,
+    refers_back,
+    substitutes,
+)
+from grounding_app.engine.normalise import canonical_text, strip_citations
 from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
 
@@ -37,6 +50,14 @@ class Settings:
     # example, where two facts share the topic, 0.06-0.13.
     passage_margin: float = 0.2
     fact_margin: float = 0.5
+    # A structured fact's statements are a few words each ("reservations: yes."), and
+    # its first one names what the record is about: that many of its best statements
+    # are shown, those sharing a word with the claim first, and the first one with them.
+    statements_per_fact: int = 4
+    # Evidence that contradicts a claim in ways the judge does not see: another name or
+    # number where the claim has one it lacks (`lexical.substitutes`), or a record's yes
+    # or no the other way round (`_flag_disagrees`). The judge's odds are cut by e^this.
+    contradiction_penalty: float = 3.0
 
 
 @dataclass
@@ -133,6 +154,72 @@ def _supporting(claim: str, passages: Sequence[Passage]) -> list[Passage]:
     return sorted(chosen, key=_position)
 
 
+def _readable(text: str) -> str:
+    """What the judge and the lexical checks read of a claim or passage (module doc)."""
+    return canonical_text(strip_citations(text))
+
+
+def _discount(probability: float, penalty: float) -> float:
+    """``probability`` with its log-odds lowered by ``penalty``."""
+    return probability / (probability + (1.0 - probability) * math.exp(penalty))
+
+
+_FLAG = re.compile(r"(?P<key>[^:]+): (?P<answer>yes|no)\.")
+
+
+def _flag_disagrees(claim: str, statements: Sequence[str]) -> bool:
+    """Whether a record's yes/no statement says the opposite of the claim about its key.
+
+    The judge reads "outdoor seating: no." as support for "Luigi's has outdoor seating."
+    (0.91): it never saw a record in training. A claim that names the key's last word
+    ("seating"; a stem sharing its first five letters will do, as "deliv" in "delivers"
+    for "deliveri" in "delivery") must agree with the answer: negated for "no", not
+    negated for "yes".
+    """
+    claim_stems = content_stems(claim)
+    negated = has_negation(claim)
+    for statement in statements:
+        flag = _FLAG.fullmatch(statement)
+        if flag is None or (flag.group("answer") == "no") == negated:
+            continue
+        key = content_stems(flag.group("key"))
+        if key and any(_same_word(key[-1], word) for word in claim_stems):
+            return True
+    return False
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Equal stems, or one the start of the other and five letters or more."""
+    short, long = sorted((a, b), key=len)
+    return short == long or (len(short) >= 5 and long.startswith(short))
+
+
+def _may_combine(claim: str, first: Sequence[Passage], second: Sequence[Passage]) -> bool:
+    """Whether two facts may support a claim together that neither supports alone.
+
+    Reading two facts at once, a judge sees every word of "Rome is the capital of
+    Austria." in "Rome is the capital of Italy." and "Vienna is the capital of Austria."
+    and calls it supported. Support spread over two facts has another shape: each fact
+    states part of the claim and neither says anything else about it ("designed by
+    Eiffel's firm" in one, "completed in 1889" in the other). So the facts are read
+    together only when each holds claim words the other lacks, and neither puts another
+    name or number where the claim has one it lacks (`lexical.substitutes`).
+    """
+    first_texts = [_readable(p.text) for p in first]
+    second_texts = [_readable(p.text) for p in second]
+    wanted = _keys(claim)
+    first_has = wanted & _keys(" ".join(first_texts))
+    second_has = wanted & _keys(" ".join(second_texts))
+    if not (first_has - second_has and second_has - first_has):
+        return False
+    return not (substitutes(claim, first_texts) or substitutes(claim, second_texts))
+
+
+def _keys(text: str) -> set[str]:
+    """What a text can contribute to a claim: its content stems and its numbers."""
+    return set(content_stems(text)) | numbers(text)
+
+
 class GroundingEngine:
     def __init__(self, encoder: Encoder, judge: Judge, settings: Settings | None = None) -> None:
         self.encoder = encoder
@@ -157,7 +244,7 @@ class GroundingEngine:
 
     def check(self, request: CheckRequest) -> CheckResponse:
         sentences = split_sentences(request.answer)
-        texts = [strip_list_marker(s.text) for s in sentences]
+        texts = [canonical_text(strip_list_marker(strip_citations(s.text))) for s in sentences]
         required = [needs_grounding_check(t) for t in texts]
         checked = [i for i, need in enumerate(required) if need]
         contexts = {i: self._context(texts, required, i) for i in checked}
@@ -228,7 +315,8 @@ class GroundingEngine:
         memo = MemoEncoder(self.encoder)
         relevance = _relevance(index, pools, [claims[i] for i in order], in_context, memo)
         candidates = [
-            self._evidence_options(index, pools[row], relevance[row]) for row in range(len(order))
+            self._evidence_options(index, claims[claim_id], pools[row], relevance[row])
+            for row, claim_id in enumerate(order)
         ]
         queries = [ClaimInContext(claims[i], contexts[i]) for i in order]
         # Options in rank order (best fact, next fact, both together); each is read only
@@ -247,7 +335,12 @@ class GroundingEngine:
                 (queries[row], self._evidence(request, option, bool(queries[row].context)))
                 for row, option in todo
             ]
-            for (row, option), score in zip(todo, self.judge.score(pairs, memo), strict=True):
+            scores = self.judge.score(pairs, memo)
+            for (row, option), (_, evidence), score in zip(todo, pairs, scores, strict=True):
+                claim = claims[order[row]]
+                statements = [p.text for p in option.passages if p.fact in index.structured]
+                if substitutes(claim, evidence.passages) or _flag_disagrees(claim, statements):
+                    score = _discount(score, settings.contradiction_penalty)
                 judged[row].append((score, option))
 
         verdicts: dict[int, _Verdict] = {}
@@ -267,14 +360,15 @@ class GroundingEngine:
         # A claim that refers back is about the fact's topic: show its opening.
         shown = option.passages + (option.leads if refers_back else ())
         return Evidence(
-            passages=tuple(p.text for p in sorted(shown, key=_position)),
+            passages=tuple(_readable(p.text) for p in sorted(shown, key=_position)),
             attributes=_merge_attributes(request.facts, option.facts),
         )
 
     def _evidence_options(
-        self, index: PassageIndex, pool: Sequence[int], relevance: np.ndarray
+        self, index: PassageIndex, claim: str, pool: Sequence[int], relevance: np.ndarray
     ) -> list[_Candidate]:
-        """Per fact near the best: its best passages; plus the two best facts together."""
+        """Per fact near the best: its best passages; plus the two best facts together,
+        when they may be combined (see `_may_combine`)."""
         if not pool:
             return []
         settings = self.settings
@@ -292,6 +386,9 @@ class GroundingEngine:
         for fact, scored in ranked:
             scored.sort(reverse=True)
             top = scored[0][0]
+            if fact in index.structured:
+                options.append(self._statements(index, claim, fact, [p for _, p in scored]))
+                continue
             keep = [
                 p
                 for r, p in scored[: settings.passages_per_fact]
@@ -303,11 +400,25 @@ class GroundingEngine:
             options.append(_Candidate((fact,), passages, leads))
         if len(options) >= 2:
             first, second = options[0], options[1]
-            options.append(
-                _Candidate(
-                    first.facts + second.facts,
-                    first.passages[:2] + second.passages[:2],
-                    first.leads + second.leads,
+            if _may_combine(claim, first.passages[:2], second.passages[:2]):
+                options.append(
+                    _Candidate(
+                        first.facts + second.facts,
+                        first.passages[:2] + second.passages[:2],
+                        first.leads + second.leads,
+                    )
                 )
-            )
         return options
+
+    def _statements(
+        self, index: PassageIndex, claim: str, fact: int, ranked: Sequence[int]
+    ) -> _Candidate:
+        """A structured fact's option: its best statements, those sharing a word with the
+        claim first, and its first statement, which names what the record is about."""
+        wanted = set(content_stems(claim))
+        shares = [bool(wanted & set(content_stems(index.passages[p].text))) for p in ranked]
+        order = sorted(range(len(ranked)), key=lambda i: not shares[i])
+        keep = [ranked[i] for i in order[: self.settings.statements_per_fact]]
+        if index.lead[fact] not in keep:
+            keep.append(index.lead[fact])
+        return _Candidate((fact,), tuple(index.passages[p] for p in keep))

@@ -4,10 +4,16 @@ Facts may be 200 x 10,000 characters; embedding every sentence of every fact wou
 seconds. Passages are sentences (long ones cut at word boundaries so the encoder never
 truncates them silently); a BM25 prefilter picks a few candidates per claim, and only
 those are embedded. Small requests skip the prefilter and embed everything.
+
+Structured facts (a JSON object or array, or ``key: value`` lines, as RAG over records
+sends them) are first read as statements, one per value: ``{"attributes":
+{"RestaurantsReservations": true}}`` becomes "attributes Restaurants Reservations: yes."
+A judge trained on prose reads such statements, but not braces, quotes and ``true``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +45,13 @@ _CJK_RUN = re.compile(
 
 @dataclass(frozen=True)
 class Passage:
+    """A piece of a fact: what is judged, retrieved and cited.
+
+    ``text`` is the fact's own text between ``start`` and ``end``, except for structured
+    facts: there it is the statement read from that span, and cited chunks carry the
+    statement, since that is what the judge found support in and what a reader can read.
+    """
+
     fact: int
     start: int  # character offsets into the fact text, end exclusive
     end: int
@@ -56,7 +69,8 @@ def _cut_long(fact: int, text: str, start: int, end: int) -> list[Passage]:
     return pieces
 
 
-def split_fact(index: int, text: str) -> list[Passage]:
+def _sentences(index: int, text: str) -> list[Passage]:
+    """``text`` cut into sentences, over-long ones into word-bounded pieces."""
     prefix = byte_prefix(text)
     passages: list[Passage] = []
     for sentence in split_sentences(text):
@@ -67,6 +81,221 @@ def split_fact(index: int, text: str) -> list[Passage]:
         else:
             passages.append(Passage(index, start, end, sentence.text))
     return passages
+
+
+def split_fact(index: int, text: str) -> list[Passage]:
+    """The fact's passages in order: its sentences, or the statements of a structured fact."""
+    return _fact_passages(index, text)[0]
+
+
+def _fact_passages(index: int, text: str) -> tuple[list[Passage], bool]:
+    """The fact's passages, and whether they are statements of a structured fact."""
+    statements = linearise(text)
+    if statements is None:
+        return _sentences(index, text), False
+    passages: list[Passage] = []
+    for statement in statements:
+        for piece in _sentences(index, statement.text):
+            # A long string value splits into several passages: each keeps its own span.
+            start = statement.origin(piece.start)
+            end = max(statement.origin(piece.end), start + 1)
+            passages.append(Passage(index, start, end, piece.text))
+    return passages, True
+
+
+# --- structured facts ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A readable line made from one value of a structured fact.
+
+    ``offsets[i]`` is where the ``i``-th character of ``text`` came from in the fact
+    (``len(text) + 1`` entries, never decreasing); the key's characters map to where the
+    value starts. Passages cut from a statement get their spans from it.
+    """
+
+    text: str
+    offsets: tuple[int, ...]
+
+    def origin(self, position: int) -> int:
+        return self.offsets[position]
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A scalar read from a structured fact, as words, with its characters' sources."""
+
+    path: tuple[str, ...]
+    words: str
+    offsets: tuple[int, ...]  # len(words) + 1 entries
+
+
+_DECODER = json.JSONDecoder()
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z][a-z]{2})|(?<=[A-Z])(?=[A-Z][a-z]{2})")
+_KEY_SEPARATORS = re.compile(r"[_\s-]+")
+_KEY_VALUE_LINE = re.compile(
+    r"[ \t]*(?P<key>[^\W\d_][\w .'/()&-]{0,60}?)(?:[ \t]*=[ \t]*|:[ \t]+)(?P<value>\S.*?)\s*"
+)
+_TERMINAL = (".", "!", "?", "\u3002", "\uff01", "\uff1f")  # and the CJK full stops
+# Deeper nesting is no record a reader would state line by line (and recursion is bounded).
+_MAX_DEPTH = 32
+
+
+def key_words(key: str) -> str:
+    """'RestaurantsReservations' -> 'Restaurants Reservations', 'price_range' -> 'price range'.
+
+    "WiFi" and "userID" stay whole: a word starts at a capital followed by two small letters.
+    """
+    return _KEY_SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).strip()
+
+
+def _words(value: object) -> str | None:
+    """How a scalar reads: booleans (also "True"/"false" strings) as yes/no; null as None."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().casefold() in ("true", "false"):
+        value = value.strip().casefold() == "true"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value).strip() or None
+
+
+def _skip_space(text: str, position: int) -> int:
+    match = _JSON_SPACE.match(text, position)
+    return position if match is None else match.end()
+
+
+def _string_offsets(raw: str, value: str, start: int) -> list[int]:
+    """Where each character of a decoded JSON string sits in its quoted source ``raw``."""
+    offsets: list[int] = []
+    position = 1  # after the opening quote
+    for char in value:
+        offsets.append(start + position)
+        if raw[position] != "\\":
+            position += 1
+        elif raw[position + 1] != "u":
+            position += 2
+        else:
+            position += 12 if ord(char) > 0xFFFF else 6
+    offsets.append(start + position)
+    return offsets
+
+
+def _scalar(text: str, start: int, path: tuple[str, ...]) -> tuple[list[_Value], int]:
+    value, end = _DECODER.raw_decode(text, start)
+    words = _words(value)
+    if words is None:
+        return [], end
+    if isinstance(value, str) and words == value.strip():
+        lead = len(value) - len(value.lstrip())
+        exact = _string_offsets(text[start:end], value, start)
+        return [_Value(path, words, tuple(exact[lead : lead + len(words) + 1]))], end
+    return [_Value(path, words, (start,) * len(words) + (end,))], end
+
+
+def _joined(path: tuple[str, ...], values: Sequence[_Value]) -> _Value:
+    """A list of plain values as one value: "pizza, pasta"; sentences joined by spaces."""
+    sentences = any(v.words.endswith(_TERMINAL) for v in values)
+    glue = " " if sentences else ", "
+    words = glue.join(v.words for v in values)
+    offsets: list[int] = []
+    for i, v in enumerate(values):
+        offsets.extend(v.offsets[:-1])
+        if i + 1 < len(values):
+            offsets.extend([values[i + 1].offsets[0]] * len(glue))
+    offsets.append(values[-1].offsets[-1])
+    return _Value(path, words, tuple(offsets))
+
+
+def _json_values(
+    text: str, start: int, path: tuple[str, ...], depth: int
+) -> tuple[list[_Value], int, bool]:
+    """The scalars at ``start`` and below, where that JSON value ends, and whether it is a
+    scalar. Raises ValueError where the text is not JSON."""
+    if depth > _MAX_DEPTH:
+        raise ValueError("nested too deep")
+    opener = text[start : start + 1]
+    if opener not in ("{", "["):
+        values, end = _scalar(text, start, path)
+        return values, end, True
+    closer = "}" if opener == "{" else "]"
+    items: list[tuple[list[_Value], bool]] = []
+    position = _skip_space(text, start + 1)
+    while not text.startswith(closer, position):
+        if items:
+            if not text.startswith(",", position):
+                raise ValueError(f"expected ',' or {closer!r} at {position}")
+            position = _skip_space(text, position + 1)
+        item_path = path
+        if opener == "{":
+            key, position = _DECODER.raw_decode(text, position)
+            position = _skip_space(text, position)
+            if not isinstance(key, str) or not text.startswith(":", position):
+                raise ValueError(f"expected a key and ':' at {position}")
+            item_path = (*path, key)
+            position = _skip_space(text, position + 1)
+        values, position, scalar = _json_values(text, position, item_path, depth + 1)
+        items.append((values, scalar))
+        position = _skip_space(text, position)
+    end = position + 1
+    plain = [v for values, _ in items for v in values]
+    if opener == "[" and plain and all(scalar for _, scalar in items):
+        return [_joined(path, plain)], end, False
+    return plain, end, False
+
+
+def _statement(value: _Value) -> Statement:
+    """'path words: value.' with every character mapped to its source."""
+    head = " ".join(filter(None, (key_words(key) for key in value.path)))
+    prefix = f"{head}: " if head else ""
+    tail = "" if value.words.endswith(_TERMINAL) else "."
+    offsets = (value.offsets[0],) * len(prefix) + value.offsets[:-1]
+    offsets += (value.offsets[-1],) * (len(tail) + 1)
+    return Statement(prefix + value.words + tail, offsets)
+
+
+def _key_value_lines(text: str) -> list[_Value] | None:
+    """``key: value`` or ``key = value`` on every non-blank line (two or more), else None."""
+    values: list[_Value] = []
+    line_start = 0
+    for line in text.splitlines(keepends=True):
+        match = _KEY_VALUE_LINE.fullmatch(line.rstrip("\r\n"))
+        if match is None:
+            if line.strip():
+                return None
+        else:
+            raw = match.group("value")
+            start, end = line_start + match.start("value"), line_start + match.end("value")
+            words = _words(raw) or raw
+            if words == raw:
+                offsets = tuple(range(start, end + 1))
+            else:
+                offsets = (start,) * len(words) + (end,)
+            values.append(_Value((match.group("key").strip(),), words, offsets))
+        line_start += len(line)
+    return values if len(values) >= 2 else None
+
+
+def linearise(text: str) -> list[Statement] | None:
+    """Statements of a structured fact; None for prose, which is read as it is.
+
+    A JSON object or array gives one statement per scalar, its keys joined ("attributes
+    WiFi: free."), booleans as yes/no, nulls left out and a list of plain values joined
+    with commas; ``key: value`` lines give one statement per line, read the same way.
+    """
+    stripped = text.strip()
+    if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+        start = text.index(stripped[0])
+        try:
+            values, end, _ = _json_values(text, start, (), 0)
+        except ValueError:
+            values, end = [], -1
+        if end == start + len(stripped):
+            return [_statement(v) for v in values]
+    lines = _key_value_lines(text)
+    return None if lines is None else [_statement(v) for v in lines]
 
 
 def _bigrams(run: str) -> list[str]:
@@ -93,9 +322,14 @@ class PassageIndex:
     """All passages of a request's facts, with a lexical index when there are many."""
 
     def __init__(self, facts: Sequence[Fact]) -> None:
-        self.passages: list[Passage] = [
-            p for i, fact in enumerate(facts) for p in split_fact(i, fact.text)
-        ]
+        self.passages: list[Passage] = []
+        # Facts read as statements (structured facts): their passages are a few words each.
+        self.structured: set[int] = set()
+        for i, fact in enumerate(facts):
+            passages, structured = _fact_passages(i, fact.text)
+            self.passages.extend(passages)
+            if structured:
+                self.structured.add(i)
         # Each fact's opening passage usually names what the fact is about ("Titanic is a
         # 1997 ... movie"); later passages say "The movie ...".
         self.lead: dict[int, int] = {}

@@ -1,0 +1,328 @@
+# ruff: noqa: RUF001, RUF002
+"""What the judge and the lexical checks read: text normalised, never the spans.
+
+Claims keep exact byte spans of the raw answer, but surface noise must not cost a claim
+its support:
+
+* Citation markers ("[1]", "[1][2]", "[1, 2]", "[^2]", "【3†source】") are removed before
+  judging. "[1]" reads as a number the facts lack: it once cut a correct claim from
+  0.87 to 0.24. ``CITATION_RUN`` is also what the sentence splitter keeps with the
+  sentence a marker follows.
+* Numbers get one canonical form, so the missing-number check compares values, not
+  spellings: "eleven", "11", "١١" and "１１" are all "11"; "1.5 million" and
+  "1,500,000" are both "1500000"; "21st" is 21. A number with a scale word also
+  matches its bare figure ("200 million" and "$200m"), as all numbers did before.
+  Spellings the judge itself does not match ("twenty-one" and "21", "١٢" and "12")
+  are also written as digits in the text it reads (``canonical_text``).
+
+Markdown links ("[1](url)") and footnote definitions ("[^1]: ...") are not markers.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+__all__ = [
+    "CITATION_RUN",
+    "canonical_number",
+    "canonical_numbers",
+    "canonical_text",
+    "is_number_word",
+    "number_forms",
+    "number_spans",
+    "strip_citations",
+]
+
+# --- citation markers ------------------------------------------------------------------
+
+_BRACKET_MARKER = r"\[\^?\d{1,3}(?:[ \t]*[,;–-][ \t]*\^?\d{1,3})*\]"
+_LENTICULAR_MARKER = r"【\d{1,3}(?::\d{1,3})?(?:†[^【】\n]{0,40})?】"
+# Not followed by "(" (a markdown link) or ":" (a reference definition).
+_MARKER = rf"(?:{_BRACKET_MARKER}|{_LENTICULAR_MARKER})(?![(:])"
+CITATION_RUN = rf"{_MARKER}(?:[ \t]*{_MARKER})*"
+
+_CITATIONS = re.compile(rf"^[ \t]*{CITATION_RUN}[ \t]*|[ \t]*{CITATION_RUN}", re.MULTILINE)
+
+
+def _spaced_word_char(char: str) -> bool:
+    """A letter or digit of a script that puts spaces between words (not CJK)."""
+    return char.isalnum() and unicodedata.east_asian_width(char) not in ("W", "F")
+
+
+def strip_citations(text: str) -> str:
+    """``text`` without citation markers and the spaces before them.
+
+    "Paris is the capital of France [1]." -> "Paris is the capital of France."; a marker
+    between two words leaves one space ("cited[1]here" -> "cited here").
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        before = text[match.start() - 1] if match.start() else ""
+        after = text[match.end()] if match.end() < len(text) else ""
+        return " " if _spaced_word_char(before) and _spaced_word_char(after) else ""
+
+    return _CITATIONS.sub(replace, text)
+
+
+# --- numbers -----------------------------------------------------------------------------
+
+_UNITS = {
+    word: value
+    for value, word in enumerate(
+        """zero one two three four five six seven eight nine ten eleven twelve thirteen
+        fourteen fifteen sixteen seventeen eighteen nineteen""".split()
+    )
+}
+_TENS = {
+    word: 10 * value
+    for value, word in enumerate(
+        "twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2
+    )
+}
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+# After digits ("2 dozen", "1.5 million"); in words "hundred" and "dozen" are read apart.
+_DIGIT_SCALES = {"dozen": 12, "hundred": 100, **_SCALES}
+_ORDINAL_TEXT = """fourth:4 fifth:5 sixth:6 seventh:7 eighth:8 ninth:9 tenth:10
+    eleventh:11 twelfth:12 thirteenth:13 fourteenth:14 fifteenth:15 sixteenth:16
+    seventeenth:17 eighteenth:18 nineteenth:19 twentieth:20 thirtieth:30 fortieth:40
+    fiftieth:50 sixtieth:60 seventieth:70 eightieth:80 ninetieth:90 hundredth:100
+    thousandth:1000 millionth:1000000 billionth:1000000000"""
+# "first", "second" and "third" alone are too often not numbers ("at first", "a second",
+# "a third of"); they count only after a tens word ("twenty-first").
+_ORDINALS = {w: int(v) for w, v in (item.split(":") for item in _ORDINAL_TEXT.split())}
+_LOW_ORDINALS = {"first": 1, "second": 2, "third": 3}
+_NUMBER_WORDS = frozenset([*_UNITS, *_TENS, *_SCALES, *_ORDINALS, "hundred", "dozen"])
+
+_DIGIT_NUMBER = re.compile(
+    r"(?<![\w.])(?P<sign>[-+−]?)(?P<int>\d[\d,٬]*)(?P<frac>[.٫]\d+)?(?!\d)"
+    r"(?:(?:[^\S\r\n]|-)+(?P<scale>dozen|hundred|thousand|million|billion|trillion)(?!\w))?",
+    re.IGNORECASE,
+)
+_THOUSANDS = re.compile(r"\d{1,3}(?:[,٬]\d{3})+")
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
+_JOINER = re.compile(r"[\s-]+")
+
+
+def is_number_word(word: str) -> bool:
+    """Whether ``word`` spells (part of) a number: it names a value, not a thing."""
+    return word.casefold() in _NUMBER_WORDS
+
+
+def _ascii_digits(text: str) -> str:
+    """Digits of any script as ASCII ("١٢" and "１２" -> "12")."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
+
+
+def _canonical(value: Decimal) -> str:
+    text = format(value.normalize(), "f")
+    return "0" if text == "-0" else text
+
+
+def canonical_number(token: str) -> str:
+    """One digit token ("+1,500", "2.50", "١٢") in canonical form ("1500", "2.5", "12").
+
+    A token that is no number is returned as it came.
+    """
+    text = _ascii_digits(token).replace("−", "-").replace("٫", ".").replace("٬", ",")
+    text = text.lstrip("+").rstrip(",")
+    digits = text.lstrip("-")
+    if _THOUSANDS.fullmatch(digits.split(".")[0]):
+        text = text.replace(",", "")
+    try:
+        return _canonical(Decimal(text))
+    except InvalidOperation:
+        return token
+
+
+@dataclass(frozen=True)
+class _Number:
+    start: int
+    end: int
+    value: str
+    # The bare figure before a scale word ("200" of "200 million"), which also matches.
+    figure: str | None = None
+    # How `canonical_text` writes it, when a reader may not match it with another
+    # spelling: "twenty-one" as "21", "١٢" as "12". Plain digits, single words
+    # ("eleven"), ordinals ("twenty-first") and scale words stay as written.
+    written: str | None = None
+
+
+def _digit_numbers(text: str) -> Iterator[_Number]:
+    for match in _DIGIT_NUMBER.finditer(text):
+        start, end = match.span()
+        whole = _ascii_digits(match.group("int")).replace("٬", ",").rstrip(",")
+        frac = _ascii_digits(match.group("frac") or "").replace("٫", ".")
+        sign = "-" if match.group("sign") in ("-", "−") else ""
+        if "," in whole and not _THOUSANDS.fullmatch(whole):
+            # "1,2,3" is a list, not one number: all but the last stand alone.
+            *alone, whole = whole.split(",")
+            for part in filter(None, alone):
+                yield _Number(start, end, _canonical(Decimal(part)))
+            yield _Number(start, end, _canonical(Decimal(sign + whole + frac)))
+            continue
+        figure = Decimal(sign + whole.replace(",", "") + frac)
+        scale = match.group("scale")
+        value = figure * _DIGIT_SCALES[scale.lower()] if scale else figure
+        written = None
+        if not match.group().isascii():
+            written = _ascii_digits(match.group()).replace("٫", ".").replace("٬", ",")
+        yield _Number(start, end, _canonical(value), _canonical(figure) if scale else None, written)
+
+
+class _WordNumber:
+    """A number being read from words, left to right ("one hundred and five")."""
+
+    def __init__(self) -> None:
+        self.total = 0  # finished thousands/millions groups
+        self.current = 0  # the group being read, below 1000
+        self.last = ""  # kind of the last word: a, unit, tens, hundred, scale, and, end
+        self.scale = 0  # the last scale used; later ones must be smaller
+        self.has_value = False
+        self.words = 0
+        self.ordinal = False
+        self.figure: int | None = None  # the figure a single scale word multiplied
+
+    def accepts(self, word: str, following: str) -> bool:
+        last = self.last
+        if last == "end":
+            return False
+        if word == "a":
+            return last == "" and following in (*_SCALES, "hundred", "dozen")
+        if word == "and":
+            return last in ("hundred", "scale") and following in (
+                *_UNITS,
+                *_TENS,
+                *_ORDINALS,
+            )
+        if word in _LOW_ORDINALS:
+            return last == "tens"
+        if word in _UNITS or word in _ORDINALS:
+            value = _UNITS.get(word, _ORDINALS.get(word, 0))
+            if last == "tens":
+                return 0 < value < 10
+            return last in ("", "hundred", "scale", "and")
+        if word in _TENS:
+            return last in ("", "hundred", "scale", "and")
+        # Never bare: "2 hundred" is read with its digits, and is not also 100.
+        if word == "hundred":
+            return last in ("a", "unit") and self.current < 100
+        if word == "dozen":
+            return last in ("a", "unit", "tens") and not self.total
+        if word in _SCALES:
+            return last in ("a", "unit", "tens", "hundred") and (
+                not self.scale or _SCALES[word] < self.scale
+            )
+        return False
+
+    def add(self, word: str) -> None:
+        self.words += 1
+        self.ordinal = word in _ORDINALS or word in _LOW_ORDINALS
+        self.figure = None
+        if word in ("a", "and"):
+            self.last = word
+            return
+        self.has_value = True
+        if word in _UNITS or word in _LOW_ORDINALS:
+            self.current += _UNITS.get(word, _LOW_ORDINALS.get(word, 0))
+            self.last = "end" if word in _LOW_ORDINALS else "unit"
+        elif word in _ORDINALS:
+            value = _ORDINALS[word]
+            if value >= 1000:
+                self.total += (self.current or 1) * value
+                self.current = 0
+            elif value == 100:
+                self.current = (self.current or 1) * 100
+            else:
+                self.current += value
+            self.last = "end"
+        elif word in _TENS:
+            self.current += _TENS[word]
+            self.last = "tens"
+        elif word == "hundred":
+            self.current = (self.current or 1) * 100
+            self.last = "hundred"
+        elif word == "dozen":
+            self.current = (self.current or 1) * 12
+            self.last = "end"
+        else:
+            self.scale = _SCALES[word]
+            if not self.total:
+                self.figure = self.current or 1
+            self.total += (self.current or 1) * self.scale
+            self.current = 0
+            self.last = "scale"
+
+    def found(self, start: int, end: int) -> Iterator[_Number]:
+        """The number read, if any, spanning ``text[start:end]``."""
+        if self.has_value:
+            value = str(self.total + self.current)
+            figure = None if self.figure is None else str(self.figure)
+            plain = self.words > 1 and not self.ordinal and not self.scale
+            yield _Number(start, end, value, figure, value if plain else None)
+
+
+def _word_numbers(text: str) -> Iterator[_Number]:
+    tokens = list(_LETTER_WORD.finditer(text))
+    number = _WordNumber()
+    start = end = 0
+    for i, match in enumerate(tokens):
+        word = match.group().lower()
+        following = tokens[i + 1].group().lower() if i + 1 < len(tokens) else ""
+        joined = i > 0 and _JOINER.fullmatch(text, tokens[i - 1].end(), match.start())
+        if not (number.last and joined and number.accepts(word, following)):
+            yield from number.found(start, end)
+            number = _WordNumber()
+            if not number.accepts(word, following):
+                continue
+            start = match.start()
+        number.add(word)
+        end = match.end()
+    yield from number.found(start, end)
+
+
+def _numbers(text: str) -> list[_Number]:
+    return sorted([*_digit_numbers(text), *_word_numbers(text)], key=lambda n: n.start)
+
+
+def number_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, canonical value) of every number in ``text``, in digits or words."""
+    return [(n.start, n.end, n.value) for n in _numbers(text)]
+
+
+def number_forms(text: str) -> list[frozenset[str]]:
+    """Per number in ``text``, the canonical forms it matches: its value, and the bare
+    figure before a scale word ("200 million" matches "200000000" and "200")."""
+    return [frozenset(filter(None, (n.value, n.figure))) for n in _numbers(text)]
+
+
+def canonical_text(text: str) -> str:
+    """``text`` with the numbers a reader may not match across spellings as digits.
+
+    "twenty-one", "one hundred and sixteen" and "١٢" become "21", "116" and "12". Single
+    words ("eleven"), digits, ordinals and scale words ("2 million", "1,500,000") stay
+    as written: the judge matches those, and a rewrite on one side only would cost it.
+    """
+    parts: list[str] = []
+    position = 0
+    for number in _numbers(text):
+        if number.written is not None and number.start >= position:
+            parts.append(text[position : number.start])
+            parts.append(number.written)
+            position = number.end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+def canonical_numbers(text: str) -> set[str]:
+    """Every number in ``text``, in digits or words, in canonical form.
+
+    "It won eleven awards" and "It won 11 awards" both give {"11"}; "1.5 million" and
+    "1,500,000" both {"1500000"}; "one hundred and five" {"105"}; "a dozen" {"12"}.
+    """
+    return {number.value for number in _numbers(text)}

@@ -1,0 +1,353 @@
+# ruff: noqa: RUF001
+"""Traps: answers that look supported to a reader who only matches words (issue 11).
+
+The real default engine (bundled encoder, trained verifier) on each. A trap the current
+verifier cannot pass however the evidence is prepared is marked xfail(strict) with the
+reason; its assertion stays as strict as the others.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grounding_app.engine.encoders import HashingEncoder
+from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
+from grounding_app.lab.bench_requests import FILM_FACTS
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+NEEDS_LONG_READER = "needs the long-reading verifier (issue 11)"
+
+
+@pytest.fixture(scope="module")
+def engine() -> GroundingEngine:
+    return GroundingEngine.default()
+
+
+def run(engine: GroundingEngine, answer: str, facts) -> CheckResponse:
+    facts = tuple(Fact(f) if isinstance(f, str) else f for f in facts)
+    return engine.check(CheckRequest(answer, facts, enable_claim_level_score=True))
+
+
+def supported(response: CheckResponse, index: int = -1) -> bool:
+    return bool(response.claims[index].citation_indices)
+
+
+def cited_sources(response: CheckResponse, index: int = -1) -> set[int]:
+    return {response.cited_chunks[i].source for i in response.claims[index].citation_indices}
+
+
+# --- an entity swapped with one from the other fact -------------------------------------
+
+CAPITALS = ("Rome is the capital of Italy.", "Vienna is the capital of Austria.")
+RIVERS = ("The Nile flows into the Mediterranean Sea.", "The Danube flows into the Black Sea.")
+IBERIA = ("Madrid is the capital of Spain.", "Lisbon is the capital of Portugal.")
+PLAYS = (
+    "Hamlet was written by William Shakespeare around 1600.",
+    "Doctor Faustus was written by Christopher Marlowe.",
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "facts"),
+    [
+        ("Rome is the capital of Austria.", CAPITALS),
+        ("Vienna is the capital of Italy.", CAPITALS),
+        ("The Nile flows into the Black Sea.", RIVERS),
+        ("Madrid is the capital of Portugal.", IBERIA),
+        ("Hamlet was written by Christopher Marlowe.", PLAYS),
+    ],
+)
+def test_an_entity_swapped_between_facts_is_unsupported(engine, answer, facts):
+    r = run(engine, answer, facts)
+    assert not supported(r), r.claims[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "facts", "source"),
+    [
+        ("Rome is the capital of Italy.", CAPITALS, 0),
+        ("Vienna is the capital of Austria.", CAPITALS, 1),
+        ("The Danube flows into the Black Sea.", RIVERS, 1),
+        ("Hamlet was written by William Shakespeare.", PLAYS, 0),
+    ],
+)
+def test_the_unswapped_claims_stay_supported(engine, answer, facts, source):
+    r = run(engine, answer, facts)
+    assert supported(r) and cited_sources(r) == {source}, r.claims[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "facts"),
+    [
+        (
+            "Marie Curie, who was born in Warsaw, won the Nobel Prize in Physics in 1903.",
+            (
+                "Marie Curie was born in Warsaw in 1867.",
+                "In 1903 Marie Curie won the Nobel Prize in Physics.",
+            ),
+        ),
+        (
+            "The Golden Gate Bridge opened in 1937 and spans the Golden Gate strait.",
+            (
+                "The Golden Gate Bridge spans the Golden Gate, the strait between San Francisco"
+                " Bay and the Pacific Ocean.",
+                "The Golden Gate Bridge opened to traffic in 1937.",
+            ),
+        ),
+    ],
+)
+def test_support_spread_over_two_facts_still_counts(engine, answer, facts):
+    r = run(engine, answer, facts)
+    assert supported(r) and cited_sources(r) == {0, 1}, r.claims[0]
+
+
+class _WordJudge:
+    """Supports a claim exactly when every one of its words is in the evidence."""
+
+    def __init__(self) -> None:
+        self.evidence: list[str] = []
+
+    def score(self, pairs, encoder=None):
+        self.evidence.extend(evidence.text for _, evidence in pairs)
+        return [
+            float(
+                set(claim.claim.lower().rstrip(".").split())
+                <= set(evidence.text.lower().replace(".", " ").split())
+            )
+            for claim, evidence in pairs
+        ]
+
+
+def test_two_facts_are_not_read_together_for_a_swap():
+    # A judge that only matches words finds all of them in the two facts together.
+    judge = _WordJudge()
+    engine = GroundingEngine(HashingEncoder(), judge)
+    r = engine.check(CheckRequest("Rome is the capital of Austria.", tuple(map(Fact, CAPITALS))))
+    assert not supported(r)
+    assert sorted(judge.evidence) == sorted(CAPITALS)
+
+
+# --- roles exchanged inside the evidence --------------------------------------------------
+
+TITANIC_ROLES = "Titanic was directed by James Cameron. Leonardo DiCaprio starred in it."
+JAWS = "Jaws is a 1975 thriller directed by Steven Spielberg. It stars Roy Scheider."
+
+
+@pytest.mark.xfail(strict=True, reason=NEEDS_LONG_READER)
+@pytest.mark.parametrize(
+    ("answer", "fact"),
+    [
+        ("Leonardo DiCaprio directed Titanic.", TITANIC_ROLES),
+        ("James Cameron starred in Titanic.", TITANIC_ROLES),
+        ("Roy Scheider directed Jaws.", JAWS),
+    ],
+)
+def test_roles_exchanged_inside_the_evidence_are_unsupported(engine, answer, fact):
+    r = run(engine, answer, [fact])
+    assert not supported(r), r.claims[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact"),
+    [
+        ("James Cameron directed Titanic.", TITANIC_ROLES),
+        ("Leonardo DiCaprio starred in Titanic.", TITANIC_ROLES),
+        ("Steven Spielberg directed Jaws.", JAWS),
+    ],
+)
+def test_roles_as_the_evidence_gives_them_are_supported(engine, answer, fact):
+    r = run(engine, answer, [fact])
+    assert supported(r), r.claims[0]
+
+
+# --- citation markers ---------------------------------------------------------------------
+
+CAPITAL_OF_FRANCE = ("Paris is the capital of France.",)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Paris is the capital of France [1].",
+        "Paris is the capital of France.[1]",
+        "Paris is the capital of France [1][2].",
+        "Paris is the capital of France [1, 2].",
+        "Paris is the capital of France【3†source】.",
+        "[12] Paris is the capital of France.",
+    ],
+)
+def test_a_citation_marker_costs_no_support(engine, answer):
+    bare = run(engine, "Paris is the capital of France.", CAPITAL_OF_FRANCE).claims[0]
+    marked = run(engine, answer, CAPITAL_OF_FRANCE).claims[0]
+    assert marked.citation_indices and marked.text == answer
+    assert marked.score == pytest.approx(bare.score, abs=0.02)
+
+
+POPULATION = (
+    "Paris has a population of about 3.7 million people. The city is on the river Seine.",
+)
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "Paris has about 3.7 million people.[3]",
+        "Paris has about 3.7 million people [3].",
+        "Paris has about 3.7 million people.[3][4]",
+        "Paris has about 3.7 million people. [3]",
+    ],
+)
+def test_a_marker_ends_its_sentence_and_both_claims_are_supported(engine, first):
+    answer = f"{first} The city is on the Seine."
+    r = run(engine, answer, POPULATION)
+    size = len(first.encode())
+    assert [(c.start, c.end, c.text) for c in r.claims] == [
+        (0, size, first),
+        (size + 1, len(answer.encode()), "The city is on the Seine."),
+    ]
+    assert supported(r, 0) and supported(r, 1), r.claims
+
+
+def test_a_marker_after_a_number_is_not_read_as_one(engine):
+    answer = "Titanic is a movie directed by James Cameron. It won 11 Academy Awards [12]."
+    r = run(engine, answer, FILM_FACTS)
+    assert supported(r, 1), r.claims[1]
+
+
+# --- numbers in words and in digits -------------------------------------------------------
+
+FILM_IN_WORDS = (
+    "Titanic is a 1997 film directed by James Cameron. The movie won eleven Academy Awards"
+    " and was nominated for fourteen.",
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "facts", "expected"),
+    [
+        # spelled out in the answer, digits in the fact ("won 11 Academy Awards")
+        ("It won eleven Academy Awards.", FILM_FACTS, True),
+        ("It won twelve Academy Awards.", FILM_FACTS, False),
+        # digits in the answer, spelled out in the fact ("nominated for fourteen")
+        ("It was nominated for 14 Academy Awards.", FILM_FACTS, True),
+        ("It was nominated for 15 Academy Awards.", FILM_FACTS, False),
+        ("It won 11 Academy Awards.", FILM_IN_WORDS, True),
+        ("It won 12 Academy Awards.", FILM_IN_WORDS, False),
+    ],
+)
+def test_numbers_in_words_compare_with_digits(engine, claim, facts, expected):
+    r = run(engine, f"Titanic is a movie directed by James Cameron. {claim}", facts)
+    assert supported(r, 1) is expected, r.claims[1]
+
+
+BRIDGE = "The old stone bridge over the river has 21 arches and was finished in 1790."
+WAR = "The Hundred Years' War between England and France lasted 116 years."
+MUSEUM = "The museum has 12 rooms on two floors."
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact", "expected"),
+    [
+        ("The bridge has twenty-one arches.", BRIDGE, True),
+        ("The bridge has twenty-two arches.", BRIDGE, False),
+        ("The war lasted one hundred and sixteen years.", WAR, True),
+        ("The war lasted one hundred and six years.", WAR, False),
+        ("The museum has ١٢ rooms.", MUSEUM, True),
+        ("The museum has １２ rooms.", MUSEUM, True),
+        ("The museum has ١٣ rooms.", MUSEUM, False),
+    ],
+)
+def test_numbers_in_any_spelling_compare_by_value(engine, answer, fact, expected):
+    r = run(engine, answer, [fact])
+    assert supported(r) is expected, r.claims[0]
+
+
+# --- structured facts -------------------------------------------------------------------
+
+LUIGIS_RECORD = json.dumps(
+    {
+        "name": "Luigi's",
+        "categories": "Italian, Restaurants, Pizza",
+        "attributes": {"RestaurantsReservations": True, "WiFi": "free", "OutdoorSeating": False},
+        "stars": 4.5,
+    },
+    indent=2,
+)
+LUIGIS_LINES = "name: Luigi's\ncuisine: Italian\nfounded = 1987\nreservations: true\ndelivery: no"
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact", "expected"),
+    [
+        ("Luigi's is an Italian restaurant that takes reservations.", LUIGIS_RECORD, True),
+        ("Luigi's does not take reservations.", LUIGIS_RECORD, False),
+        ("Luigi's is a Chinese restaurant.", LUIGIS_RECORD, False),
+        ("Luigi's offers free WiFi.", LUIGIS_RECORD, True),
+        ("Luigi's has outdoor seating.", LUIGIS_RECORD, False),
+        ("Luigi's serves Italian food.", LUIGIS_LINES, True),
+        ("Luigi's was founded in 1987.", LUIGIS_LINES, True),
+        ("Luigi's was founded in 1990.", LUIGIS_LINES, False),
+        ("Luigi's delivers.", LUIGIS_LINES, False),
+    ],
+)
+def test_a_structured_fact_supports_what_it_states(engine, answer, fact, expected):
+    r = run(engine, answer, [fact])
+    assert supported(r) is expected, r.claims[0]
+
+
+def test_a_record_cites_the_statements_it_rests_on(engine):
+    r = run(engine, "Luigi's is an Italian restaurant that takes reservations.", [LUIGIS_RECORD])
+    assert {c.chunk_text for c in r.cited_chunks} == {
+        "name: Luigi's.",
+        "categories: Italian, Restaurants, Pizza.",
+        "attributes Restaurants Reservations: yes.",
+    }
+
+
+# --- a short news paragraph: summary and reversal ------------------------------------------
+
+COUNCIL = (
+    "On Tuesday the city council voted 7-2 to approve next year's budget. The plan raises"
+    " spending on buses and trams by 12 percent, paid for by a new parking levy. Mayor Ana"
+    " Lopez, who proposed the levy, said the vote was a win for commuters. Opposition"
+    " councillor Mark Reed criticised the levy as a tax on drivers."
+)
+TRIAL = (
+    "A team at the University of Leeds tested the drug on 400 patients over the age of 65."
+    " After six months, the group taking the drug had lower blood pressure than the group"
+    " given a placebo, the researchers reported on Monday. The drug's maker, Norvia, funded"
+    " the study but had no role in the analysis."
+)
+
+
+@pytest.mark.parametrize(
+    ("summary", "paragraph"),
+    [
+        (
+            "The city council approved a new budget that raises spending on public transport.",
+            COUNCIL,
+        ),
+        ("Ana Lopez proposed the parking levy, which Mark Reed criticised.", COUNCIL),
+        ("In a Leeds study of 400 patients over 65, the drug lowered blood pressure.", TRIAL),
+    ],
+)
+def test_a_faithful_summary_is_supported(engine, summary, paragraph):
+    r = run(engine, summary, [paragraph])
+    assert supported(r), r.claims[0]
+
+
+@pytest.mark.xfail(strict=True, reason=NEEDS_LONG_READER)
+@pytest.mark.parametrize(
+    ("reversal", "paragraph"),
+    [
+        ("Mark Reed proposed the parking levy, which Mayor Ana Lopez criticised.", COUNCIL),
+        ("Norvia tested the drug, and the University of Leeds funded the study.", TRIAL),
+    ],
+)
+def test_a_summary_reversing_who_did_what_is_unsupported(engine, reversal, paragraph):
+    r = run(engine, reversal, [paragraph])
+    assert not supported(r), r.claims[0]
