@@ -58,6 +58,9 @@ class Settings:
     # number where the claim has one it lacks (`lexical.substitutes`), or a record's yes
     # or no the other way round (`_flag_disagrees`). The judge's odds are cut by e^this.
     contradiction_penalty: float = 3.0
+    # Same-fact sentences shown on each side of each chosen passage, read but never
+    # cited: the paragraph around the best match, for a judge that reads long windows.
+    neighbours: int = 0
 
 
 @dataclass
@@ -65,6 +68,7 @@ class _Candidate:
     facts: tuple[int, ...]
     passages: tuple[Passage, ...]  # best match first; what may be cited
     leads: tuple[Passage, ...] = ()  # the facts' opening passages, read for their topic
+    around: tuple[Passage, ...] = ()  # neighbours of `passages`, read for their context
 
 
 @dataclass
@@ -131,6 +135,17 @@ def _relevance(
 
 def _supported(judged: Sequence[tuple[float, _Candidate]], threshold: float) -> bool:
     return any(score >= threshold for score, _ in judged)
+
+
+def _around(index: PassageIndex, fact: int, kept: Sequence[int], n: int) -> tuple[Passage, ...]:
+    """Up to `n` passages of the same fact on each side of each kept one."""
+    near = {
+        q
+        for p in kept
+        for q in range(p - n, p + n + 1)
+        if q not in kept and 0 <= q < len(index.passages) and index.passages[q].fact == fact
+    }
+    return tuple(index.passages[q] for q in sorted(near))
 
 
 def _position(passage: Passage) -> tuple[int, int]:
@@ -238,7 +253,10 @@ class GroundingEngine:
             from grounding_app.engine.verifier.model import VERIFIER_DIR, CrossEncoderJudge
 
             verifier = CrossEncoderJudge(directory or VERIFIER_DIR)
-            return cls(MiniLMEncoder(), verifier, Settings(facts_per_claim=2, passages_per_fact=2))
+            settings = Settings(
+                facts_per_claim=2, passages_per_fact=2, neighbours=verifier.config.neighbours
+            )
+            return cls(MiniLMEncoder(), verifier, settings)
         encoder = MiniLMEncoder()
         return cls(encoder, FeatureJudge.from_file(encoder))
 
@@ -358,7 +376,7 @@ class GroundingEngine:
     @staticmethod
     def _evidence(request: CheckRequest, option: _Candidate, refers_back: bool) -> Evidence:
         # A claim that refers back is about the fact's topic: show its opening.
-        shown = option.passages + (option.leads if refers_back else ())
+        shown = set(option.passages + option.around + (option.leads if refers_back else ()))
         return Evidence(
             passages=tuple(_readable(p.text) for p in sorted(shown, key=_position)),
             attributes=_merge_attributes(request.facts, option.facts),
@@ -397,7 +415,11 @@ class GroundingEngine:
             passages = tuple(index.passages[p] for p in keep)
             lead = index.passages[index.lead[fact]]
             leads = () if lead in passages else (lead,)
-            options.append(_Candidate((fact,), passages, leads))
+            options.append(
+                _Candidate(
+                    (fact,), passages, leads, _around(index, fact, keep, settings.neighbours)
+                )
+            )
         if len(options) >= 2:
             first, second = options[0], options[1]
             if _may_combine(claim, first.passages[:2], second.passages[:2]):

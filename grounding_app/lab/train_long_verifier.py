@@ -28,13 +28,9 @@ logger = logging.getLogger("train_long_verifier")
 
 def _init_model(directory: Path, source: Path) -> None:
     """A Hugging Face directory holding the shipped verifier: config, tokenizer, weights."""
-    from safetensors.torch import load_file
+    from grounding_app.engine.verifier.model import load_model, load_tokenizer
 
-    from grounding_app.engine.verifier.model import build_model, load_tokenizer
-
-    model = build_model()
-    state = {k: v.float() for k, v in load_file(str(source / "model.safetensors")).items()}
-    model.load_state_dict(state)
+    model = load_model(source / "model.safetensors")
     directory.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(directory))
     load_tokenizer().save_pretrained(str(directory))

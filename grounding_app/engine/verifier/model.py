@@ -53,6 +53,10 @@ class VerifierConfig:
     # fixed price in logits; chosen on dev, where it costs < 0.01 balanced accuracy.
     missing_number_penalty: float = 0.0
     missing_name_penalty: float = 0.0
+    # Sentences shown on each side of every chosen passage: a verifier that reads long
+    # windows (trained on them, `lab/windows.py`) sees the paragraph a summary sentence
+    # rests on; one that reads 128 tokens is best given the passages alone (0).
+    neighbours: int = 0
 
     @classmethod
     def load(cls, directory: Path) -> VerifierConfig:
@@ -63,6 +67,7 @@ class VerifierConfig:
             bias=float(data["bias"]),
             missing_number_penalty=float(data.get("missing_number_penalty", 0.0)),
             missing_name_penalty=float(data.get("missing_name_penalty", 0.0)),
+            neighbours=int(data.get("evidence_neighbours", 0)),
         )
 
 
@@ -78,8 +83,14 @@ def build_model(num_labels: int = 1):
 def load_model(weights: Path):
     """The trained verifier as a float32 torch model: what is exported, and the reference."""
     from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModelForSequenceClassification
 
-    model = build_model()
+    # Built from the config, not from pretrained weights: every weight comes from the
+    # file, and no "newly initialized" report reaches the start log.
+    config = AutoConfig.from_pretrained(
+        str(bundled_minilm_path()), num_labels=1, local_files_only=True
+    )
+    model = AutoModelForSequenceClassification.from_config(config)
     model.load_state_dict({k: v.float() for k, v in load_file(str(weights)).items()})
     return model.eval()
 
