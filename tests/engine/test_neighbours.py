@@ -59,6 +59,4 @@ def test_neighbours_are_read_around_the_best_passage_and_never_cited(
     for sentence in ("Councillor Reed criticised it.", "The vote was postponed."):
         assert (sentence in first_call) == (sentence in read)
     assert "Bananas" not in first_call  # neighbours never cross into another fact
-    assert [c.chunk_text for c in response.cited_chunks] == [
-        "Mayor Lopez proposed a parking levy."
-    ]
+    assert [c.chunk_text for c in response.cited_chunks] == ["Mayor Lopez proposed a parking levy."]
