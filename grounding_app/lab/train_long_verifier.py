@@ -21,6 +21,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from grounding_app.lab.windows import TrainPair
+
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding"
 
 logger = logging.getLogger("train_long_verifier")
@@ -36,14 +38,14 @@ def _init_model(directory: Path, source: Path) -> None:
     load_tokenizer().save_pretrained(str(directory))
 
 
-def _dataset(pairs: Sequence[object]):
+def _dataset(pairs: Sequence[TrainPair]):
     from datasets import Dataset
 
     return Dataset.from_dict(
         {
-            "claim": [p.claim for p in pairs],  # type: ignore[attr-defined]
-            "evidence": [p.evidence for p in pairs],  # type: ignore[attr-defined]
-            "label": [float(p.label) for p in pairs],  # type: ignore[attr-defined]
+            "claim": [p.claim for p in pairs],
+            "evidence": [p.evidence for p in pairs],
+            "label": [float(p.label) for p in pairs],
         }
     )
 
