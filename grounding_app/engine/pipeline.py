@@ -77,9 +77,18 @@ class _Verdict:
     cited: list[Passage]
 
 
-# Bookkeeping attributes (document ids, chunk numbers) say nothing a claim could rest
-# on, and text the judges never saw in training only distracts them.
-_BOOKKEEPING = re.compile(r"(^|[_-])(id|ids|uuid|guid|chunk|n_chunks|index|offset|hash)$", re.I)
+# Bookkeeping attributes (document ids, chunk numbers, "sentences: 47-51" locators) say
+# nothing a claim could rest on, and text the judges never saw in training distracts them.
+_BOOKKEEPING = re.compile(
+    r"(^|[_-])(id|ids|uuid|guid|chunk|n_chunks|index|offset|hash"
+    r"|sentences?|lines?|pages?|paragraphs?|para)$",
+    re.I,
+)
+
+
+def is_bookkeeping(key: str) -> bool:
+    """True for an attribute that locates a fact rather than saying anything about it."""
+    return _BOOKKEEPING.search(key) is not None
 
 
 def _merge_attributes(facts: Sequence[Fact], indices: Sequence[int]) -> dict[str, str]:
@@ -87,7 +96,7 @@ def _merge_attributes(facts: Sequence[Fact], indices: Sequence[int]) -> dict[str
     merged: dict[str, list[str]] = {}
     for index in indices:
         for key, value in facts[index].attributes.items():
-            if _BOOKKEEPING.search(key):
+            if is_bookkeeping(key):
                 continue
             if value not in merged.setdefault(key, []):
                 merged[key].append(value)

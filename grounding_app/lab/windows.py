@@ -9,8 +9,8 @@ engine's retrieval would show first, so positives are readable and negatives are
 Pairs are weighted towards the document-level sources people meet in real use
 (summaries, RAG answers, dialogue, web claims) and away from sentence NLI; generated
 negatives defeat word matching (entities exchanged, an entity or number replaced by
-another from the same evidence), generated positives paraphrase the surface (citation
-markers, numbers in other formats).
+another from the same evidence, a hedge the evidence keeps taken out), generated
+positives paraphrase the surface (citation markers, numbers in other formats).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lexical import content_stems
+from grounding_app.engine.pipeline import is_bookkeeping
 from grounding_app.formats.grounding_jsonl import Example
 
 # Training pairs per source (all of a source when it has fewer): the document-level
@@ -94,7 +95,7 @@ def windows(
     and the model cuts it)."""
     out: list[Window] = []
     for index, (text, attributes) in enumerate(facts):
-        head = "".join(f"{k}: {v}\n" for k, v in attributes.items() if k != "doc_id")
+        head = "".join(f"{k}: {v}\n" for k, v in attributes.items() if not is_bookkeeping(k))
         room = budget - (count_tokens(head) if head else 0)
         current: list[str] = []
         used = 0
@@ -166,6 +167,22 @@ def replace_from_evidence(claim: str, evidence: str, rng: random.Random) -> str 
     return None
 
 
+_HEDGE = re.compile(
+    r"\s+\b(possibly|potentially|probably|likely|reportedly|allegedly|perhaps|apparently"
+    r"|presumably|supposedly)\b",
+    re.I,
+)
+
+
+def drop_hedge(claim: str, evidence: str) -> str | None:
+    """The claim with the hedge it shares with the evidence taken out: "X potentially
+    causes Y" against evidence that only says "potentially" asserts more than it says."""
+    for match in _HEDGE.finditer(claim):
+        if re.search(rf"\b{match.group(1)}\b", evidence, re.I):
+            return claim[: match.start()] + claim[match.end() :]
+    return None
+
+
 def paraphrase_surface(claim: str, rng: random.Random) -> str | None:
     """The same statement written otherwise: a citation marker before the full stop, a
     small number spelled out, thousands separated."""
@@ -222,7 +239,11 @@ def build_pairs(
             if example.label != 1:
                 continue
             roll = rng.random()
-            if roll < 0.25:
+            hedged = drop_hedge(example.claim, evidence)
+            if hedged:
+                changed = hedged
+                kind = "hedge"
+            elif roll < 0.25:
                 changed = swap_entities(example.claim, rng)
                 kind = "swap"
             elif roll < 0.6:

@@ -7,7 +7,7 @@ import pytest
 from grounding_app.engine.encoders import HashingEncoder
 from grounding_app.engine.judges import FEATURE_NAMES, ClaimInContext, Evidence, FeatureJudge
 from grounding_app.engine.lexical import content_stems
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.pipeline import GroundingEngine, is_bookkeeping
 from grounding_app.engine.retrieval import (
     DENSE_ONLY_LIMIT,
     MAX_PASSAGE_WORDS,
@@ -218,3 +218,23 @@ def test_facts_far_below_the_best_match_are_not_read():
     assert [[text for _, text in call] for call in judge.calls] == [
         ["Ada Lovelace wrote the first program in 1843."]
     ]
+
+
+@pytest.mark.parametrize(
+    ("key", "bookkeeping"),
+    [
+        ("doc_id", True),
+        ("chunk", True),
+        ("n_chunks", True),
+        ("sentences", True),  # WiCE's "sentences: 47-51" locator
+        ("page", True),
+        ("source-line", True),
+        ("title", False),
+        ("author", False),
+        ("year", False),
+        ("guideline", False),  # ends in "line" but is no locator
+        ("outpage", False),
+    ],
+)
+def test_locator_attributes_never_reach_the_judges(key: str, bookkeeping: bool) -> None:
+    assert is_bookkeeping(key) is bookkeeping

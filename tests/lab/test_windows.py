@@ -43,7 +43,12 @@ def test_windows_are_runs_of_whole_adjacent_sentences(budget: int, expected: lis
 
 def test_windows_carry_readable_attributes_and_keep_facts_apart() -> None:
     cut = windows.windows(
-        [("First fact.", {"title": "Guide", "doc_id": "x-1"}), ("Second fact.", {})], words, 50
+        [
+            ("First fact.", {"title": "Guide", "doc_id": "x-1", "sentences": "47-51"}),
+            ("Second fact.", {}),
+        ],
+        words,
+        50,
     )
     assert cut == [Window(0, "title: Guide\nFirst fact."), Window(1, "Second fact.")]
     assert windows.windows([("", {})], words, 50) == []
@@ -140,3 +145,24 @@ def test_pairs_are_capped_per_source_and_hard_negatives_are_added() -> None:
         per_source={"frank": 30, "snli": 10},  # type: ignore[arg-type]
     )
     assert again == pairs  # seeded: the same pairs every run
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        (
+            "The drug potentially causes liver damage.",
+            "Studies say the drug potentially causes liver damage.",
+            "The drug causes liver damage.",
+        ),
+        ("He reportedly left in 1990.", "He REPORTEDLY left in 1990.", "He left in 1990."),
+        # the evidence asserts it outright: a hedge-free claim is still supported
+        ("The drug possibly causes harm.", "The drug causes harm.", None),
+        ("The drug causes harm.", "The drug possibly causes harm.", None),
+        ("Likely, it rains.", "It likely rains.", None),  # a hedge must follow a word
+    ],
+)
+def test_drop_hedge_only_where_the_evidence_hedges_too(
+    claim: str, evidence: str, expected: str | None
+) -> None:
+    assert windows.drop_hedge(claim, evidence) == expected
