@@ -14,6 +14,7 @@ A judge trained on prose reads such statements, but not braces, quotes and ``tru
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +26,10 @@ from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lexical import content_stems
 from grounding_app.engine.offsets import byte_prefix, char_index
 from grounding_app.engine.types import Fact
+
+# bm25s raises its own logger to DEBUG on import and reports every index it builds: one
+# line per request in a server's log.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 # all-MiniLM-L6-v2 reads 256 word pieces; 60 words stay well inside that.
 MAX_PASSAGE_WORDS = 60

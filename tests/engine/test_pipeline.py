@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from grounding_app.engine.encoders import HashingEncoder
@@ -238,3 +240,10 @@ def test_facts_far_below_the_best_match_are_not_read():
 )
 def test_locator_attributes_never_reach_the_judges(key: str, bookkeeping: bool) -> None:
     assert is_bookkeeping(key) is bookkeeping
+
+
+def test_a_request_writes_no_library_debug_lines_to_the_log(engine, caplog):
+    facts = tuple(Fact(f"Fact number {i} is about rivers and hills.") for i in range(40))
+    with caplog.at_level(logging.DEBUG):
+        engine.check(CheckRequest(answer="Rivers run past hills. Hills are tall.", facts=facts))
+    assert not [r for r in caplog.records if r.name.startswith("bm25s")]
