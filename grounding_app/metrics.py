@@ -83,6 +83,35 @@ def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> tuple[floa
     return best
 
 
+def _balanced_accuracy(labels: Sequence[int], scores: Sequence[float], t: float) -> float:
+    hits = [0, 0]
+    totals = [0, 0]
+    for y, p in zip(labels, scores, strict=True):
+        totals[y] += 1
+        hits[y] += (p >= t) == bool(y)
+    return (_safe_div(hits[0], totals[0]) + _safe_div(hits[1], totals[1])) / 2
+
+
+def macro_best_threshold(
+    groups: Sequence[tuple[Sequence[int], Sequence[float]]], step: float = 0.005
+) -> tuple[float, float]:
+    """The threshold with the best balanced accuracy averaged over groups (sources), on a
+    grid: what a default `citationThreshold` should be when each source counts the same
+    whatever its size. A plateau of equal best gives its middle; groups holding one
+    class only are left out."""
+    usable = [(ys, ps) for ys, ps in groups if 0 < sum(ys) < len(ys)]
+    if not usable:
+        return 0.5, 0.5
+    grid = [round(k * step, 9) for k in range(1, round(1 / step))]
+    accuracy = [sum(_balanced_accuracy(ys, ps, t) for ys, ps in usable) / len(usable) for t in grid]
+    top = max(accuracy)
+    first = accuracy.index(top)
+    last = first
+    while last + 1 < len(grid) and accuracy[last + 1] >= top - 1e-12:
+        last += 1
+    return (grid[first] + grid[last]) / 2, top
+
+
 @dataclass(frozen=True)
 class ReliabilityBin:
     low: float

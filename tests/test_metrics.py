@@ -6,6 +6,7 @@ from grounding_app.metrics import (
     best_threshold,
     binary_report,
     expected_calibration_error,
+    macro_best_threshold,
     reliability_bins,
     roc_auc,
 )
@@ -39,6 +40,27 @@ def test_best_threshold_separates_when_possible():
     threshold, accuracy = best_threshold([0, 0, 1, 1], [0.1, 0.2, 0.7, 0.9])
     assert accuracy == 1.0 and 0.2 < threshold <= 0.7
     assert best_threshold([1, 1], [0.3, 0.4]) == (0.5, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected_t", "expected_accuracy"),
+    [
+        # one group, separable between 0.2 and 0.7: the middle of the plateau
+        ([([0, 0, 1, 1], [0.1, 0.2, 0.7, 0.9])], 0.4525, 1.0),
+        # two groups whose own optima differ: both are right for 0.35 < t <= 0.4
+        ([([0, 1], [0.2, 0.4]), ([0, 1], [0.35, 0.5])], 0.3775, 1.0),
+        # a one-class group is left out, not counted as perfect
+        ([([0, 1], [0.2, 0.4]), ([1, 1], [0.0, 0.0])], 0.3025, 1.0),
+        # nothing to separate
+        ([([1, 1], [0.3, 0.4])], 0.5, 0.5),
+        # one mistake at best, on two plateaus: the first one's middle
+        ([([0, 1, 0, 1], [0.3, 0.6, 0.65, 0.8])], 0.4525, 0.75),
+    ],
+)
+def test_macro_best_threshold(groups, expected_t, expected_accuracy):
+    t, accuracy = macro_best_threshold(groups)
+    assert t == pytest.approx(expected_t, abs=1e-9)
+    assert accuracy == pytest.approx(expected_accuracy)
 
 
 def test_reliability_bins_and_ece():

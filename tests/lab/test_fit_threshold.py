@@ -1,0 +1,77 @@
+"""Moving a verifier's bias puts the dev optimum at the default threshold."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from grounding_app.lab import fit_threshold
+
+
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+@pytest.mark.parametrize("best", [0.2, 0.45, 0.6, 0.83])
+@pytest.mark.parametrize("temperature", [0.7, 1.0, 1.9])
+def test_the_shift_maps_the_optimum_onto_the_target(best: float, temperature: float) -> None:
+    bias, penalty = -0.3, 1.0
+    # the logit whose engine score is `best`: sigmoid((logit + bias) / T - penalty)
+    logit = (math.log(best / (1 - best)) + penalty) * temperature - bias
+    shifted = bias + fit_threshold.bias_shift(best, temperature)
+    assert sigmoid((logit + shifted) / temperature - penalty) == pytest.approx(0.6)
+
+
+def test_main_moves_the_bias_of_the_named_verifier(tmp_path, capsys) -> None:
+    data = tmp_path / "dev.jsonl"
+    rows = []
+    predictions = []
+    for source, scores in {"a": (0.1, 0.2, 0.3, 0.4), "b": (0.15, 0.25, 0.35, 0.45)}.items():
+        for i, score in enumerate(scores):
+            example_id = f"{source}{i}"
+            rows.append(
+                {
+                    "id": example_id,
+                    "source": source,
+                    "facts": [{"text": "A fact."}],
+                    "claim": "A claim.",
+                    "label": int(i >= 2),
+                }
+            )
+            predictions.append({"id": example_id, "score": score, "judge": "verifier:x"})
+            predictions.append({"id": example_id, "score": 0.5, "judge": "features"})
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "pred.jsonl"
+    out.write_text("".join(json.dumps(p) + "\n" for p in predictions))
+    verifier = tmp_path / "verifier"
+    verifier.mkdir()
+    (verifier / "verifier.json").write_text(json.dumps({"temperature": 2.0, "bias": 0.5}))
+
+    fit_threshold.main([str(out), str(data), "--verifier", str(verifier), "--judge", "verifier:x"])
+
+    config = json.loads((verifier / "verifier.json").read_text())
+    # both sources are right for 0.25 < t <= 0.3: the middle of that plateau moves to 0.6
+    expected = 0.5 + fit_threshold.bias_shift(0.2775, 2.0)
+    assert config["bias"] == pytest.approx(expected, abs=1e-6)
+    printed = capsys.readouterr().out
+    assert "verifier:x: macro optimum 0.277" in printed and "features" in printed
+
+
+def test_main_refuses_to_guess_between_judges(tmp_path) -> None:
+    data = tmp_path / "dev.jsonl"
+    data.write_text(
+        json.dumps({"id": "1", "source": "s", "facts": [{"text": "F."}], "claim": "C.", "label": 1})
+        + "\n"
+    )
+    out = tmp_path / "pred.jsonl"
+    out.write_text(
+        json.dumps({"id": "1", "score": 0.5, "judge": "a"})
+        + "\n"
+        + json.dumps({"id": "1", "score": 0.5, "judge": "b"})
+        + "\n"
+    )
+    (tmp_path / "verifier.json").write_text(json.dumps({"temperature": 1.0, "bias": 0.0}))
+    with pytest.raises(SystemExit):
+        fit_threshold.main([str(out), str(data), "--verifier", str(tmp_path)])
