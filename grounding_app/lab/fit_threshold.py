@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"{judge}: macro optimum {t:.3f} (balanced accuracy {accuracy:.4f})")
     if args.verifier is None:
         return
-    judge = args.judge or (next(iter(scores)) if len(scores) == 1 else None)
+    judge = args.judge or (next(iter(scores)) if len(scores) == 1 else "")
     if judge not in scores:
         parser.error(f"--judge must name one of {sorted(scores)}")
     best, _ = macro_best_threshold(list(scores[judge].values()))

@@ -240,6 +240,7 @@ def build_pairs(
                 continue
             roll = rng.random()
             hedged = drop_hedge(example.claim, evidence)
+            changed: str | None
             if hedged:
                 changed = hedged
                 kind = "hedge"
