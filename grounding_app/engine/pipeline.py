@@ -265,7 +265,7 @@ class GroundingEngine:
             settings = Settings(
                 facts_per_claim=2, passages_per_fact=2, neighbours=verifier.config.neighbours
             )
-            return cls(MiniLMEncoder(), verifier, settings)
+            return cls(MiniLMEncoder(int8=True), verifier, settings)
         encoder = MiniLMEncoder()
         return cls(encoder, FeatureJudge.from_file(encoder))
 

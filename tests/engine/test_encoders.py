@@ -71,3 +71,16 @@ def test_cache_key_follows_the_weights(tmp_path) -> None:
     b.write_bytes(b"two")
     assert onnx_models.weights_key(a) != onnx_models.weights_key(b)
     assert onnx_models.weights_key(a) == onnx_models.weights_key(a)
+
+
+@pytest.fixture(scope="module")
+def int8_encoder() -> MiniLMEncoder:
+    return MiniLMEncoder(int8=True)
+
+
+def test_int8_vectors_stay_near_torch_and_ignore_their_batch(int8_encoder) -> None:
+    ours = int8_encoder.encode(TEXTS)
+    reference = _torch_reference(TEXTS)
+    assert np.min(np.sum(ours * reference, axis=1)) > 0.98
+    alone = np.stack([int8_encoder.encode([t])[0] for t in TEXTS])
+    assert np.array_equal(int8_encoder.encode(TEXTS), alone)
