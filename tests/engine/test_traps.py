@@ -20,6 +20,11 @@ from grounding_app.lab.bench_requests import FILM_FACTS
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 NEEDS_LONG_READER = "needs the long-reading verifier (issue 11)"
+# Calibrated on dev_realistic (whose labels pass a claim with a clause the evidence only
+# implies), the verifier reads "opened to traffic in 1937" as support for "opened in 1937
+# and spans the strait" (0.71): it cites that fact alone.
+LENIENT_CLAUSE = "calibrated to dev_realistic, a clause the cited fact lacks passes"
+NO_HEDGES = "the verifier does not read hedges: dropping 'probably' keeps the support"
 
 
 @pytest.fixture(scope="module")
@@ -90,13 +95,14 @@ def test_the_unswapped_claims_stay_supported(engine, answer, facts, source):
                 "In 1903 Marie Curie won the Nobel Prize in Physics.",
             ),
         ),
-        (
+        pytest.param(
             "The Golden Gate Bridge opened in 1937 and spans the Golden Gate strait.",
             (
                 "The Golden Gate Bridge spans the Golden Gate, the strait between San Francisco"
                 " Bay and the Pacific Ocean.",
                 "The Golden Gate Bridge opened to traffic in 1937.",
             ),
+            marks=pytest.mark.xfail(strict=True, reason=LENIENT_CLAUSE),
         ),
     ],
 )
@@ -351,3 +357,40 @@ def test_a_faithful_summary_is_supported(engine, summary, paragraph):
 def test_a_summary_reversing_who_did_what_is_unsupported(engine, reversal, paragraph):
     r = run(engine, reversal, [paragraph])
     assert not supported(r), r.claims[0]
+
+
+# --- a hedge the evidence keeps, dropped by the answer -------------------------------------
+
+MEMORY = (
+    "Early studies suggest that the drug may slow memory loss in older adults, but the"
+    " evidence is still limited."
+)
+FIRE = "Officials said the warehouse fire was probably caused by a faulty heater."
+SHIP = "The wreck found off Cornwall is possibly the merchant ship Mary Rose II, divers said."
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact"),
+    [
+        ("The drug slows memory loss in older adults.", MEMORY),
+        ("The warehouse fire was caused by a faulty heater.", FIRE),
+        ("The wreck found off Cornwall is the merchant ship Mary Rose II.", SHIP),
+    ],
+)
+@pytest.mark.xfail(strict=True, reason=NO_HEDGES)
+def test_an_answer_that_drops_the_evidence_hedge_is_unsupported(engine, answer, fact):
+    r = run(engine, answer, [fact])
+    assert not supported(r), r.claims[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact"),
+    [
+        ("The drug may slow memory loss in older adults.", MEMORY),
+        ("The warehouse fire was probably caused by a faulty heater.", FIRE),
+        ("The wreck off Cornwall is possibly the Mary Rose II.", SHIP),
+    ],
+)
+def test_an_answer_that_keeps_the_hedge_is_supported(engine, answer, fact):
+    r = run(engine, answer, [fact])
+    assert supported(r), r.claims[0]
