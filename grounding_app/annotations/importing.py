@@ -15,6 +15,14 @@ answer length), then our engine: its sentences are the claims (UTF-8 byte spans 
 the answer), and its verdict, score and cited facts per claim are stored once, at
 import, so agreement pages never wait for the model. Claims that need no check are
 kept; people label them too.
+
+Gemini web chunks carry a URI and a title but no text. Such a fact is shown (its title
+and link) but never given to the engine: judging a claim against a title would print a
+made-up "Unsupported 0.00". A claim the engine does not find supported by the facts
+that do have text is then `not_checkable` (no score) while any fact lacks text, since
+its support may be in the page we could not read. Which facts have no text, and the
+Search Suggestions that must accompany a Gemini grounded answer, go into the item's
+`meta` (`facts_without_text`, `search_entry_html`).
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.grounding_jsonl import DatasetError, parse_example
 from grounding_app.formats.imports import MAX_IMPORT_BYTES, decode_import, detect_and_parse
 
+# A model verdict beyond the three of `ItemClaim.Verdict`: nothing to judge the claim on.
+NOT_CHECKABLE = "not_checkable"
 MAX_IMPORT_ITEMS = 2000  # the engine runs on each during the request
 MAX_PROBLEMS_SHOWN = 20
 
@@ -110,20 +120,39 @@ def from_grounded(grounded: GroundedAnswer) -> tuple[str, tuple[Fact, ...]]:
     return "\n".join(candidate.parts), tuple(facts)
 
 
+def grounded_meta(grounded: GroundedAnswer) -> dict[str, Any]:
+    """What the labeling page needs beyond answer and facts: sources without text (fact
+    indices) and the Search Suggestions HTML (untrusted; served sandboxed)."""
+    if not grounded.candidates:
+        return {}
+    candidate = grounded.candidates[0]
+    meta: dict[str, Any] = {}
+    missing = [i for i, source in enumerate(candidate.sources) if not source.text.strip()]
+    if missing:
+        meta["facts_without_text"] = missing
+    if candidate.search_entry_html:
+        meta["search_entry_html"] = list(candidate.search_entry_html)
+    return meta
+
+
 def parse_line(line: str, number: int) -> ItemSource:
     """One JSONL line as an item; raises FormatError or DatasetError saying what is wrong."""
     data = decode_import(line)  # strict JSON, bounded depth, no lone surrogates
     if isinstance(data, dict) and "claim" in data:
         example = parse_example(line, f"line {number}")
-        meta = {} if example.label is None else {"reference_label": example.label}
-        return validated(ItemSource(example.claim, example.facts, example.id, example.source, meta))
+        labels = {} if example.label is None else {"reference_label": example.label}
+        return validated(
+            ItemSource(example.claim, example.facts, example.id, example.source, labels)
+        )
     result = detect_and_parse(line)
+    meta: dict[str, Any] = {}
     if result.request is not None:
         answer, facts = result.request.answer, result.request.facts
     else:
         assert result.grounded is not None  # the parser promises one or the other
         answer, facts = from_grounded(result.grounded)
-    return validated(ItemSource(answer, facts, source=result.kind))
+        meta = grounded_meta(result.grounded)
+    return validated(ItemSource(answer, facts, source=result.kind, meta=meta))
 
 
 def parse_jsonl(raw: str | bytes) -> list[ItemSource]:
@@ -158,29 +187,44 @@ def parse_jsonl(raw: str | bytes) -> list[ItemSource]:
 
 
 def check_item(source: ItemSource, check: Check | None = None) -> CheckedItem:
-    """Run the engine on one item and keep its verdict, score and cited facts per claim."""
-    request = CheckRequest(source.answer, source.facts, enable_claim_level_score=True)
+    """Run the engine on one item and keep its verdict, score and cited facts per claim.
+
+    Facts without text (`meta["facts_without_text"]`) are left out of the engine's
+    request; see the module docstring for the verdict that follows.
+    """
+    without_text = set(source.meta.get("facts_without_text", ()))
+    readable = [i for i in range(len(source.facts)) if i not in without_text]
+    request = CheckRequest(
+        source.answer,
+        tuple(source.facts[i] for i in readable),
+        enable_claim_level_score=True,
+    )
     response = (check or engine_service.check)(request)
     candidate = grounded_from_check(request, response).candidates[0]
-    claims = tuple(
-        ModelClaim(
-            index=i,
-            start=segment.start,
-            end=segment.end,
-            text=segment.text,
-            check_required=segment.verdict != "no_check",
-            verdict=segment.verdict or "no_check",
-            score=segment.score,
-            cited_facts=tuple(
-                sorted(
-                    {
-                        fact
-                        for n in segment.source_indices
-                        if (fact := candidate.sources[n].fact_index) is not None
-                    }
-                )
-            ),
+    claims = []
+    for i, segment in enumerate(candidate.segments):
+        verdict: str = segment.verdict or "no_check"
+        score = segment.score
+        if without_text and verdict == "unsupported":
+            verdict, score = NOT_CHECKABLE, None
+        claims.append(
+            ModelClaim(
+                index=i,
+                start=segment.start,
+                end=segment.end,
+                text=segment.text,
+                check_required=segment.verdict != "no_check",
+                verdict=verdict,
+                score=score,
+                cited_facts=tuple(
+                    sorted(
+                        {
+                            readable[fact]
+                            for n in segment.source_indices
+                            if (fact := candidate.sources[n].fact_index) is not None
+                        }
+                    )
+                ),
+            )
         )
-        for i, segment in enumerate(candidate.segments)
-    )
-    return CheckedItem(source, claims)
+    return CheckedItem(source, tuple(claims))

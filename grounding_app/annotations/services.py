@@ -25,6 +25,7 @@ from grounding_app.annotations.importing import (
     ItemSource,
     check_item,
     from_grounded,
+    grounded_meta,
     parse_jsonl,
     validated,
 )
@@ -36,6 +37,9 @@ from grounding_app.annotations.models import (
     LabelingProject,
 )
 from grounding_app.engine.offsets import byte_prefix, char_index
+from grounding_app.policies.models import SourcePolicy
+from grounding_app.policies.rules import Verdict
+from grounding_app.policies.services import fact_verdicts, project_policy
 from grounding_app.rendering.links import safe_href
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.serialize import grounded_from_json
@@ -158,17 +162,20 @@ def import_jsonl(project: LabelingProject, raw: str | bytes) -> list[Item]:
 def review_source(review: Review) -> ItemSource:
     """A saved review as an item: its request's answer and facts, or its sources as facts."""
     request = stored_request(review)
+    meta: dict[str, Any] = {"review": str(review.public_id)}
     if request is not None:
         answer, facts = request.answer, request.facts
     else:
-        answer, facts = from_grounded(grounded_from_json(review.result))
+        grounded = grounded_from_json(review.result)
+        answer, facts = from_grounded(grounded)
+        meta.update(grounded_meta(grounded))
     return validated(
         ItemSource(
             answer,
             facts,
             external_id=f"review-{review.public_id}",
             source=review.source_format,
-            meta={"review": str(review.public_id)},
+            meta=meta,
         )
     )
 
@@ -451,6 +458,8 @@ class FactView:
     text: str
     attributes: tuple[tuple[str, str], ...]
     links: tuple[tuple[str, str], ...]  # (href, text) for attribute values that are web links
+    has_text: bool = True  # False: a source with a title and link only (Gemini web chunk)
+    policy: Verdict | None = None  # the project's source policy on this fact's domain
 
 
 @dataclass(frozen=True)
@@ -506,14 +515,30 @@ def answer_pieces(answer: str, claims: Sequence[ItemClaim]) -> list[Piece]:
     return pieces
 
 
-def fact_views(facts: Sequence[dict[str, Any]]) -> list[FactView]:
+def fact_views(
+    facts: Sequence[dict[str, Any]],
+    without_text: Iterable[int] = (),
+    policy: Mapping[int, Verdict] | None = None,
+) -> list[FactView]:
+    missing = set(without_text)
+    verdicts = policy or {}
     views = []
     for index, fact in enumerate(facts):
         attributes = tuple((str(k), str(v)) for k, v in fact.get("attributes", {}).items())
         links = tuple(
             (href, value) for _, value in attributes if (href := safe_href(value)) is not None
         )
-        views.append(FactView(index, index + 1, fact.get("text", ""), attributes, links))
+        views.append(
+            FactView(
+                index,
+                index + 1,
+                fact.get("text", ""),
+                attributes,
+                links,
+                has_text=index not in missing,
+                policy=verdicts.get(index),
+            )
+        )
     return views
 
 
@@ -528,6 +553,12 @@ class LabelPage:
     labeled: int
     progress: Progress
     read_only: bool
+    suggestion_count: int = 0  # Search Suggestions widgets that came with the answer
+    policy: SourcePolicy | None = None
+
+    @property
+    def suggestion_numbers(self) -> range:
+        return range(self.suggestion_count)
 
     @property
     def percent(self) -> int:
@@ -565,14 +596,29 @@ def label_page(assignment: Assignment, states: Mapping[int, ClaimState] | None =
                 model_cited=" ".join(str(i + 1) for i in sorted(model)),
             )
         )
+    meta = item.meta if isinstance(item.meta, dict) else {}
+    policy = project_policy(project)
+    verdicts = fact_verdicts(policy.rules, item.facts) if policy else None
     return LabelPage(
         assignment=assignment,
         project=project,
         item=item,
         claims=tuple(rows),
-        facts=tuple(fact_views(item.facts)),
+        facts=tuple(fact_views(item.facts, meta.get("facts_without_text", ()), verdicts)),
         pieces=tuple(answer_pieces(item.answer, claims)),
         labeled=sum(1 for row in rows if row.state.label),
         progress=annotator_progress(project, assignment.annotator),
         read_only=assignment.status != Assignment.Status.IN_PROGRESS,
+        suggestion_count=len(meta.get("search_entry_html", ())),
+        policy=policy,
     )
+
+
+def suggestion_html(item: Item, number: int) -> str | None:
+    """An item's untrusted Search Suggestions HTML, exactly as imported, or None."""
+    meta = item.meta if isinstance(item.meta, dict) else {}
+    htmls = meta.get("search_entry_html", [])
+    if not isinstance(htmls, list) or not 0 <= number < len(htmls):
+        return None
+    html = htmls[number]
+    return html if isinstance(html, str) else None

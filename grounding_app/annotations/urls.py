@@ -23,5 +23,10 @@ urlpatterns = [
     path("label/<int:pk>/draft/", views.label_draft, name="draft"),
     path("label/<int:pk>/submit/", views.label_submit, name="submit"),
     path("label/<int:pk>/skip/", views.label_skip, name="skip"),
+    path(
+        "label/<int:pk>/suggestions/<int:number>/",
+        views.label_suggestions,
+        name="label_suggestions",
+    ),
     path("send-review/<uuid:public_id>/", views.send_review, name="send_review"),
 ]

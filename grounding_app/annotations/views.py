@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from csp.decorators import csp_exempt
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import (
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseRedirect,
@@ -24,6 +26,7 @@ from django.http import (
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, role_required
@@ -41,7 +44,10 @@ from grounding_app.annotations.importing import ImportProblems
 from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
 from grounding_app.formats.check_grounding import FormatError
 from grounding_app.htmx import HtmxHttpRequest
+from grounding_app.policies.models import SourcePolicy
+from grounding_app.policies.services import project_policy
 from grounding_app.reviews.models import Review
+from grounding_app.reviews.views import SUGGESTIONS_CSP
 
 labelers = role_required(ANNOTATOR, REVIEWER, ADMIN)
 leads = role_required(REVIEWER, ADMIN)
@@ -133,6 +139,8 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "progress": services.annotator_progress(project, request.user) if can_label else None,
         "summary": services.project_summary(project) if is_lead else None,
         "tab": "overview",
+        "source_policy": project_policy(project),
+        "policies": SourcePolicy.objects.only("pk", "name") if is_lead else (),
     }
     return render(request, "annotations/project.html", context)
 
@@ -252,6 +260,24 @@ def label_skip(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(assignment)
     messages.info(request, "Skipped; someone else will label that item.")
     return _to_next(request, assignment.item.project)
+
+
+@labelers
+@require_GET
+@csp_exempt()  # type: ignore[arg-type]  # django-csp types views as (request) only
+@xframe_options_sameorigin
+def label_suggestions(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The item's Search Suggestions, served exactly as the review page serves them: the
+    same sandboxing policy (`reviews.views.SUGGESTIONS_CSP`) and `<base target>`."""
+    assignment = _own_assignment(request, pk)
+    document = services.suggestion_html(assignment.item, number)
+    if document is None:
+        raise Http404("no such search-suggestions widget")
+    response = HttpResponse(
+        f'<!doctype html><base target="_blank">{document}', content_type="text/html; charset=utf-8"
+    )
+    response["Content-Security-Policy"] = SUGGESTIONS_CSP
+    return response
 
 
 @leads

@@ -27,6 +27,7 @@ LABELER_ROUTES = {
     "annotations/label/<int:pk>/draft/",
     "annotations/label/<int:pk>/submit/",
     "annotations/label/<int:pk>/skip/",
+    "annotations/label/<int:pk>/suggestions/<int:number>/",
 }
 
 
@@ -42,7 +43,7 @@ def _patterns(resolver: URLResolver, prefix: str = "") -> list[tuple[str, URLPat
 
 def test_every_annotation_route_declares_its_rule() -> None:
     ours = [(r, p) for r, p in _patterns(get_resolver()) if r.startswith("annotations/")]
-    assert len(ours) == 15
+    assert len(ours) == 16
     for route, pattern in ours:
         rule = getattr(pattern.callback, "access_rule", None)
         assert rule == (LABELERS if route in LABELER_ROUTES else LEADS), route
@@ -79,6 +80,8 @@ VIEWS: list[tuple[str, str, dict[str, int]]] = [
     ("post", "/annotations/label/{a}/draft/", _OWNER),
     ("post", "/annotations/label/{a}/submit/", {**_OWNER, "annotator": 400}),
     ("post", "/annotations/label/{a}/skip/", _OWNER_POST),
+    # The owner gets 404 too: the film items came with no Search Suggestions.
+    ("get", "/annotations/label/{a}/suggestions/0/", {**_OWNER, "annotator": 404}),
     ("post", "/annotations/send-review/{r}/", _LEADS_POST),
 ]
 

@@ -7,7 +7,8 @@ from typing import Any
 from django import template
 
 from grounding_app.annotations import services
-from grounding_app.annotations.models import LabelingProject
+from grounding_app.annotations.importing import NOT_CHECKABLE
+from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.rendering.bidi import text_direction
 
 register = template.Library()
@@ -17,6 +18,14 @@ register = template.Library()
 def label_of(key: str, project: LabelingProject) -> str:
     """A label key's name in the project ("partially_supported" -> "Partially supported")."""
     return project.label_name(key) if key else "—"
+
+
+@register.filter
+def model_verdict_name(claim: ItemClaim) -> str:
+    """The model's verdict in words, including the one outside the model's choices."""
+    if claim.model_verdict == NOT_CHECKABLE:
+        return "Not checkable: no source text"
+    return claim.get_model_verdict_display()
 
 
 @register.filter

@@ -1,0 +1,1 @@
+"""Source policies: the agent search tool's settings (SPEC §3), checked against citations."""

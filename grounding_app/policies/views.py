@@ -1,0 +1,123 @@
+"""Thin views of the source policies; each declares its one access rule first.
+
+Policies are the reviewers' and admins' tools (leads): they write them, attach them to
+reviews and to labeling projects. Annotators only see a project's policy flags on the
+labeling page.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from grounding_app.accounts.roles import ADMIN, REVIEWER, role_required
+from grounding_app.annotations.models import LabelingProject
+from grounding_app.htmx import HtmxHttpRequest
+from grounding_app.policies import services
+from grounding_app.policies.forms import AttachForm, PolicyForm
+from grounding_app.policies.models import SourcePolicy
+from grounding_app.reviews import second_opinion
+from grounding_app.reviews.models import Review
+
+leads = role_required(REVIEWER, ADMIN)
+
+
+@leads
+@require_GET
+def review_second_opinion(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
+    """Run (or read from the cache) a review's second opinion: the table for htmx, which
+    the review page asks for once it has loaded; without JavaScript, back to the review,
+    which now shows it from the cache."""
+    review = get_object_or_404(Review, public_id=public_id)
+    opinions = second_opinion.for_review(review)
+    if request.htmx:
+        return render(request, "reviews/_second_opinion.html", {"second_opinions": opinions})
+    return redirect(review.get_absolute_url() + "#second-opinion-0")
+
+
+@leads
+@require_GET
+def policy_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "policies/list.html", {"policies": SourcePolicy.objects.all()})
+
+
+@leads
+@require_http_methods(["GET", "POST"])
+def policy_new(request: HttpRequest) -> HttpResponse:
+    form = PolicyForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        policy = form.save(commit=False)
+        policy.created_by = request.user if request.user.is_authenticated else None
+        policy.save()
+        messages.success(request, f"Policy “{policy.name}” created.")
+        return redirect(policy)
+    return render(request, "policies/edit.html", {"form": form, "policy": None})
+
+
+@leads
+@require_http_methods(["GET", "POST"])
+def policy_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    policy = get_object_or_404(SourcePolicy, pk=pk)
+    form = PolicyForm(request.POST if request.method == "POST" else None, instance=policy)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Policy saved.")
+        return redirect(policy)
+    context = {
+        "form": form,
+        "policy": policy,
+        "warnings": services.warnings(policy),
+        "tool_json": json.dumps(policy.tool_json(), indent=2, ensure_ascii=False),
+        "review_count": Review.objects.filter(source_policy__policy=policy).count(),
+        "projects": LabelingProject.objects.filter(source_policy__policy=policy),
+    }
+    return render(request, "policies/edit.html", context)
+
+
+@leads
+@require_POST
+def policy_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    policy = get_object_or_404(SourcePolicy, pk=pk)
+    policy.delete()
+    messages.success(request, f"Policy “{policy.name}” deleted; nothing is checked against it now.")
+    return redirect("policies:list")
+
+
+@leads
+@require_POST
+def attach_review(request: HttpRequest, public_id: str) -> HttpResponse:
+    review = get_object_or_404(Review, public_id=public_id)
+    form = AttachForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose one of the source policies.")
+        return redirect(review)
+    policy = form.cleaned_data["policy"]
+    services.attach_to_review(review, policy, request.user)
+    messages.success(
+        request,
+        f"Citations are now checked against “{policy.name}”." if policy else "Policy removed.",
+    )
+    return redirect(review.get_absolute_url() + "#source-policy")
+
+
+@leads
+@require_POST
+def attach_project(request: HttpRequest, pk: int) -> HttpResponse:
+    project = get_object_or_404(LabelingProject, pk=pk)
+    form = AttachForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose one of the source policies.")
+        return redirect(project)
+    policy = form.cleaned_data["policy"]
+    services.attach_to_project(project, policy, request.user)
+    messages.success(
+        request,
+        f"The project's sources are now checked against “{policy.name}”."
+        if policy
+        else "Policy removed from the project.",
+    )
+    return redirect(project)
