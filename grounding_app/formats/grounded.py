@@ -40,6 +40,9 @@ class Segment:
     verdict: Verdict | None = None  # None where the format gives no verdict
     score: float | None = None
     confidence: tuple[float, ...] = ()  # Gemini confidenceScores, parallel to sources
+    # Of an unsupported claim: byte spans (in the part, like start/end) of the words its
+    # best evidence does not back (engine.unsupported).
+    unsupported: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

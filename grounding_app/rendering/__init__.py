@@ -2,8 +2,9 @@
 
 Pure Python (no Django), so it is table-tested on its own and reused by any view.
 
-Answers are rendered as plain text, never as Markdown: every claim and segment is a
-UTF-8 byte span into the raw text, and Markdown would change that text (strip `**`,
-turn lines into list items) so that no span could be placed exactly. Plain text is
-escaped with `html.escape` and never sanitised, so there is no HTML sanitiser here.
+Every claim and segment is a UTF-8 byte span into the raw text. The plain view escapes
+that text with `html.escape` and never sanitises it, so it stays byte-exact. Markdown
+changes the text (strips `**`, turns lines into list items), so the rendered view
+carries the spans through as sentinel characters (`markdown.py`), and that module is
+the only place where HTML made from untrusted input is produced, and sanitised.
 """

@@ -17,12 +17,20 @@ are never reordered across each other; inside it the claim's text is isolated ag
 (CSS, with the direction it inherits), so a stray override (U+202E) in the answer
 cannot reverse our markers or the next claim. Each part states its direction too.
 Untrusted titles inside markers are `<bdi>` for the same reason.
+
+Markdown: `render_answer(..., markdown=True)` renders each part as CommonMark through
+`markdown.py` (the one sanitising module); claim starts and ends and unsupported words
+become sentinel points there and are turned into the same spans and superscripts here.
+`markdown=None` renders a part as Markdown only when it has Markdown in it (what the
+review page does), so plain answers keep the byte-exact view; the default is plain.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -30,6 +38,14 @@ from grounding_app.engine.offsets import OffsetError, byte_prefix, char_index
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
 from grounding_app.rendering.bidi import dir_attribute, text_direction
 from grounding_app.rendering.links import link_html, safe_href
+from grounding_app.rendering.markdown import (
+    Token,
+    block_tokens,
+    can_place,
+    looks_like_markdown,
+    pieces,
+    render_markdown,
+)
 
 VERDICT_LABELS = {
     "supported": "Supported",
@@ -37,6 +53,10 @@ VERDICT_LABELS = {
     "no_check": "No check needed",
     "cited": "Cited",  # a segment from a format that gives sources but no verdict
 }
+
+
+HIGH_SCORE = 0.75
+LOW_SCORE = 0.4
 
 
 @dataclass(frozen=True)
@@ -65,6 +85,20 @@ class ClaimView:
     citations: tuple[CitationView, ...]
     attributions: tuple[AttributionView, ...]
     placed: bool  # False when the offsets could not be mapped onto the text
+    text_html: str = ""  # escaped claim text, unsupported words wrapped
+    unsupported_words: tuple[str, ...] = ()
+
+    @property
+    def score_band(self) -> str:
+        """'high', 'mid' or 'low' for the inline underline; '' without a score."""
+        if self.score is None:
+            return ""
+        return "high" if self.score >= HIGH_SCORE else "mid" if self.score >= LOW_SCORE else "low"
+
+    @property
+    def is_problem(self) -> bool:
+        """What the j/k keys and the "unsupported only" filter stop at."""
+        return self.verdict == "unsupported"
 
     @property
     def source_anchors(self) -> str:
@@ -104,6 +138,21 @@ class RenderedCandidate:
     queries: tuple[QueryView, ...]
     widget_count: int
     verdict_counts: dict[str, int]
+    markdown: bool = False  # some part is shown rendered from Markdown
+    has_markdown: bool = False  # some part has Markdown in it (the switch is worth showing)
+
+    @property
+    def summary_bar(self) -> list[tuple[str, str, int, str, str]]:
+        """(verdict, label, count, x, width) of each non-empty verdict's bar segment; x and
+        width in percent of all claims, formatted for SVG attributes."""
+        total = sum(self.verdict_counts.values()) or 1
+        out, at = [], 0.0
+        for key, n in self.verdict_counts.items():
+            if n:
+                width = 100 * n / total
+                out.append((key, VERDICT_LABELS[key], n, f"{at:.3f}", f"{width:.3f}"))
+                at += width
+        return out
 
     @property
     def widget_numbers(self) -> range:
@@ -115,8 +164,11 @@ class RenderedCandidate:
         return list(zip(self.parts_html, self.parts_dir, strict=True))
 
 
-def render_answer(grounded: GroundedAnswer) -> tuple[RenderedCandidate, ...]:
-    return tuple(render_candidate(c, i) for i, c in enumerate(grounded.candidates))
+def render_answer(
+    grounded: GroundedAnswer, markdown: bool | None = False
+) -> tuple[RenderedCandidate, ...]:
+    """`markdown`: True renders Markdown, False the plain text, None decides per part."""
+    return tuple(render_candidate(c, i, markdown) for i, c in enumerate(grounded.candidates))
 
 
 def _verdict(segment: Segment) -> str:
@@ -166,7 +218,22 @@ def _char_span(
     return start, end
 
 
-def render_candidate(candidate: Candidate, index: int) -> RenderedCandidate:
+def _word_spans(
+    parts: tuple[str, ...], prefixes: dict[int, list[int]], segment: Segment
+) -> list[tuple[int, int]]:
+    """Char spans of the segment's unsupported words; any that cannot be mapped is left out."""
+    spans = []
+    for start, end in segment.unsupported:
+        try:
+            spans.append(_char_span(parts, prefixes, Segment(segment.part, start, end, "")))
+        except OffsetError:
+            continue
+    return spans
+
+
+def render_candidate(
+    candidate: Candidate, index: int, markdown: bool | None = False
+) -> RenderedCandidate:
     prefix = f"c{index}-"
     problems = list(candidate.problems)
     source_anchors = [f"{prefix}src-{n + 1}" for n in range(len(candidate.sources))]
@@ -174,6 +241,7 @@ def render_candidate(candidate: Candidate, index: int) -> RenderedCandidate:
     prefixes: dict[int, list[int]] = {}
     claims: list[ClaimView] = []
     placed: dict[int, list[tuple[int, int, ClaimView]]] = defaultdict(list)
+    words_in: dict[int, list[tuple[int, int]]] = defaultdict(list)
 
     for n, segment in enumerate(candidate.segments, start=1):
         anchor = f"{prefix}claim-{n}"
@@ -204,10 +272,13 @@ def render_candidate(candidate: Candidate, index: int) -> RenderedCandidate:
                 title = _source_title(source, source_index + 1, _domain(source, href))
                 attributions.append(AttributionView(title, source.uri, href))
         verdict = _verdict(segment)
+        words = _word_spans(candidate.parts, prefixes, segment) if span is not None else []
+        text = _claim_text(candidate.parts, segment, span)
+        part_text = candidate.parts[segment.part] if span is not None else ""
         claim = ClaimView(
             number=n,
             anchor=anchor,
-            text=_claim_text(candidate.parts, segment, span),
+            text=text,
             verdict=verdict,
             verdict_label=VERDICT_LABELS[verdict],
             score=segment.score,
@@ -216,10 +287,13 @@ def render_candidate(candidate: Candidate, index: int) -> RenderedCandidate:
             citations=tuple(citations),
             attributions=tuple(attributions),
             placed=span is not None,
+            text_html=_with_words(part_text, *span, words) if span else html.escape(text),
+            unsupported_words=tuple(part_text[a:b] for a, b in words),
         )
         claims.append(claim)
         if span is not None:
             placed[segment.part].append((span[0], span[1], claim))
+            words_in[segment.part].extend(words)
 
     sources = []
     for i, source in enumerate(candidate.sources):
@@ -250,9 +324,22 @@ def render_candidate(candidate: Candidate, index: int) -> RenderedCandidate:
     counts = {key: 0 for key in VERDICT_LABELS}
     for claim in claims:
         counts[claim.verdict] += 1
+    tokens = [block_tokens(text) for text in candidate.parts]
+    has_markdown = [looks_like_markdown(t, tokens[p]) for p, t in enumerate(candidate.parts)]
+    as_markdown = [
+        can_place(text, 2 * len(placed[p]) + 2 * len(words_in[p]))
+        and (markdown if markdown is not None else has_markdown[p])
+        for p, text in enumerate(candidate.parts)
+    ]
+    parts_html = tuple(
+        markdown_part_html(text, placed[p], words_in[p], tokens[p])
+        if as_markdown[p]
+        else part_html(text, placed[p], words_in[p])
+        for p, text in enumerate(candidate.parts)
+    )
     return RenderedCandidate(
         index=index,
-        parts_html=tuple(part_html(text, placed[p]) for p, text in enumerate(candidate.parts)),
+        parts_html=parts_html,
         parts_dir=tuple(text_direction(text) or "auto" for text in candidate.parts),
         claims=tuple(claims),
         sources=tuple(sources),
@@ -261,11 +348,18 @@ def render_candidate(candidate: Candidate, index: int) -> RenderedCandidate:
         queries=queries,
         widget_count=len(candidate.search_entry_html),
         verdict_counts=counts,
+        markdown=any(as_markdown),
+        has_markdown=any(has_markdown),
     )
 
 
+# U+2060 WORD JOINER, so no line break falls between a claim's last character and its
+# markers (CJK text may break after any character).
+_GLUE = '<span class="ann" aria-hidden="true">\u2060</span>'
+
+
 def _markers(claim: ClaimView) -> str:
-    out = []
+    out = [_GLUE]
     if claim.citations:
         links = "".join(
             f'<a href="#{c.anchor}" class="cite-link">{c.number}</a>' for c in claim.citations
@@ -276,25 +370,51 @@ def _markers(claim: ClaimView) -> str:
     for attribution in claim.attributions:
         link = link_html(attribution.uri, attribution.title)
         out.append(f'<span class="ann attribution"><bdi>{link}</bdi></span>')
+    if claim.score_text:
+        out.append(
+            f'<span class="ann score-tag s-{claim.score_band}" aria-hidden="true">'
+            f"{claim.score_text}</span>"
+        )
     spoken = claim.verdict_label + (f", score {claim.score_text}" if claim.score_text else "")
     out.append(f'<span class="ann sr-only">({html.escape(spoken)})</span>')
     return "".join(out)
 
 
-def _open_span(active: list[tuple[int, int, ClaimView]]) -> str:
+def _open_span(active: list[tuple[int, int, ClaimView]], tabindex: str = ' tabindex="0"') -> str:
     innermost = max(active, key=lambda item: (item[0], item[2].number))[2]
     claims = " ".join(claim.anchor for _, _, claim in active)
     sources = " ".join(dict.fromkeys(c.anchor for _, _, claim in active for c in claim.citations))
+    band = f" s-{innermost.score_band}" if innermost.score_band else ""
     return (
-        f'<span class="claim v-{innermost.verdict}" data-claims="{claims}" '
-        f'data-sources="{sources}" tabindex="0">'
+        f'<span class="claim v-{innermost.verdict}{band}" data-claims="{claims}" '
+        f'data-sources="{sources}"{tabindex}>'
     )
 
 
-def part_html(text: str, spans: list[tuple[int, int, ClaimView]]) -> str:
+def _with_words(text: str, start: int, end: int, words: Sequence[tuple[int, int]]) -> str:
+    """Escaped text[start:end] with the unsupported words in it wrapped, so that a claim
+    stays one span."""
+    out, at = [], start
+    for w_start, w_end in sorted(words):
+        w_start, w_end = max(w_start, at), min(w_end, end)
+        if w_start >= w_end:
+            continue
+        out.append(html.escape(text[at:w_start]))
+        out.append(f'<span class="unsupported-word">{html.escape(text[w_start:w_end])}</span>')
+        at = w_end
+    out.append(html.escape(text[at:end]))
+    return "".join(out)
+
+
+def part_html(
+    text: str,
+    spans: list[tuple[int, int, ClaimView]],
+    words: list[tuple[int, int]] = (),  # type: ignore[assignment]
+) -> str:
     """Escaped `text` with each span wrapped and its markers placed right after its end.
 
-    `spans` are (start char, end char, claim), already validated against `text`.
+    `spans` are (start char, end char, claim), already validated against `text`; `words`
+    are char spans of unsupported words, underlined inside their claim.
     """
     if not spans:
         return html.escape(text)
@@ -322,6 +442,62 @@ def part_html(text: str, spans: list[tuple[int, int, ClaimView]]) -> str:
             out.append(f'<span class="claim-unit"{dir_attribute(text[first[0] : first[1]])}>')
             in_unit = True
         if i + 1 < len(boundaries):
-            piece = html.escape(text[pos : boundaries[i + 1]])
-            out.append(f"{_open_span(active)}{piece}</span>" if active else piece)
+            if active:
+                piece = _with_words(text, pos, boundaries[i + 1], words)
+                out.append(f"{_open_span(active)}{piece}</span>")
+            else:
+                out.append(html.escape(text[pos : boundaries[i + 1]]))
     return "".join(out)
+
+
+_WORD_END, _CLAIM_END, _CLAIM_START, _WORD_START = range(4)
+_BLOCK_OPEN = re.compile(r"<(p|li|h[1-6]|blockquote|td|th)>")
+
+
+def markdown_part_html(
+    text: str,
+    spans: list[tuple[int, int, ClaimView]],
+    words: Sequence[tuple[int, int]] = (),
+    tokens: list[Token] | None = None,
+) -> str:
+    """`text` rendered from Markdown, claims wrapped and markers after each claim's end.
+
+    A claim may cross tags (emphasis, list items), so each run of its text is wrapped
+    separately; only the first is focusable. At one position, word ends come first, then
+    claim ends (with their markers), claim starts and word starts.
+    """
+    # (char position, order at that position, claim or None for a word boundary)
+    events: list[tuple[int, int, tuple[int, int, ClaimView] | None]] = []
+    for span in spans:
+        if span[0] != span[1]:
+            events.append((span[0], _CLAIM_START, span))
+        events.append((span[1], _CLAIM_END, span))
+    for start, end in words:
+        events.append((start, _WORD_START, None))
+        events.append((end, _WORD_END, None))
+    events.sort(key=lambda e: (e[0], e[1]))
+    rendered = render_markdown(text, [e[0] for e in events], tokens)
+    active: list[tuple[int, int, ClaimView]] = []
+    focused: set[int] = set()
+    in_word = 0
+    out: list[str] = []
+    for kind, value in pieces(rendered):
+        if kind == "tag" or (kind == "text" and not active):
+            out.append(value)
+        elif kind == "text":
+            fresh = {c.number for _, _, c in active} - focused
+            focused |= fresh
+            piece = f'<span class="unsupported-word">{value}</span>' if in_word else value
+            opening = _open_span(active, ' tabindex="0"' if fresh else "")
+            out.append(f"{opening}{piece}</span>")
+        else:
+            _, order, span = events[value]
+            if order in (_WORD_START, _WORD_END):
+                in_word += 1 if order == _WORD_START else -1
+            elif span is not None and order == _CLAIM_START:
+                active.append(span)
+            elif span is not None:
+                if span in active:
+                    active.remove(span)
+                out.append(_markers(span[2]))
+    return _BLOCK_OPEN.sub(r'<\1 dir="auto">', "".join(out))

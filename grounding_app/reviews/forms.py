@@ -22,7 +22,7 @@ from grounding_app.formats.check_grounding import (
 )
 from grounding_app.formats.imports import MAX_IMPORT_BYTES
 from grounding_app.reviews.folding import fold
-from grounding_app.reviews.models import Review
+from grounding_app.reviews.models import Review, ReviewerVerdict
 from grounding_app.reviews.services import ReviewFilter
 
 FACT_ROWS = 3  # blank fact rows on a fresh form: the no-JavaScript way to enter facts
@@ -290,6 +290,7 @@ class ReviewFilterForm(forms.Form):
     date_to = forms.DateField(
         required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
     )
+    disagrees = forms.BooleanField(required=False, label="Reviewer disagrees with model")
 
     def clean_q(self) -> str:
         q: str = self.cleaned_data["q"]
@@ -309,4 +310,23 @@ class ReviewFilterForm(forms.Form):
             max_score=data.get("max_score"),
             date_from=data.get("date_from"),
             date_to=data.get("date_to"),
+            disagrees=bool(data.get("disagrees")),
         )
+
+
+MAX_NOTE_CHARS = 2_000
+
+
+class ReviewerVerdictForm(forms.Form):
+    """A reviewer's own verdict and note on one claim (blank verdict: none of my own)."""
+
+    candidate = forms.IntegerField(min_value=0, max_value=1_000, widget=forms.HiddenInput)
+    claim = forms.IntegerField(min_value=1, max_value=100_000, widget=forms.HiddenInput)
+    verdict = forms.ChoiceField(
+        required=False,
+        label="Your verdict",
+        choices=[("", "No verdict of mine"), *ReviewerVerdict.Verdict.choices],
+    )
+    note = forms.CharField(
+        required=False, max_length=MAX_NOTE_CHARS, label="Note", widget=forms.Textarea
+    )

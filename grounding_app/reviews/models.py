@@ -8,13 +8,14 @@ only so the list can be filtered in the database.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from grounding_app.retention.expiry import RetentionManager
+from grounding_app.retention.expiry import RetentionManager, site_days
 
 
 class Review(models.Model):
@@ -68,3 +69,72 @@ class Review(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("reviews:detail", args=[self.public_id])
+
+    @property
+    def expires_at(self) -> datetime:
+        """When the retention period ends and the review disappears (site period)."""
+        return self.created_at + timedelta(days=site_days())
+
+
+class ReviewerVerdict(models.Model):
+    """A reviewer's own verdict on one claim of a review, kept apart from the model's.
+
+    One current verdict per claim; every change is also written to
+    `ReviewerVerdictChange` (who, when, from what to what), which is never edited.
+    Claims are named by candidate index and claim number as the page shows them.
+    """
+
+    class Verdict(models.TextChoices):
+        SUPPORTED = "supported", "Supported"
+        UNSUPPORTED = "unsupported", "Unsupported"
+        NO_CHECK = "no_check", "No check needed"
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="verdicts")
+    candidate = models.PositiveIntegerField(default=0)
+    claim = models.PositiveIntegerField(help_text="1-based claim number within the candidate.")
+    verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)
+    note = models.TextField(blank=True)
+    model_verdict = models.CharField(max_length=20, blank=True)
+    disagrees = models.BooleanField(
+        default=False, help_text="The reviewer's verdict differs from the model's."
+    )
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    set_at = models.DateTimeField(default=timezone.now)
+
+    objects = RetentionManager(None, follows=("review",))
+
+    class Meta:
+        ordering = ("review", "candidate", "claim")
+        constraints = [
+            models.UniqueConstraint(
+                fields=("review", "candidate", "claim"), name="one_reviewer_verdict_per_claim"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"claim {self.claim}: {self.verdict or 'no verdict'}"
+
+
+class ReviewerVerdictChange(models.Model):
+    """The audit trail of reviewer verdicts: one row per change, never edited."""
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="verdict_changes")
+    candidate = models.PositiveIntegerField(default=0)
+    claim = models.PositiveIntegerField()
+    verdict = models.CharField(max_length=20, blank=True)
+    note = models.TextField(blank=True)
+    previous_verdict = models.CharField(max_length=20, blank=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    objects = RetentionManager(None, follows=("review",))
+
+    class Meta:
+        ordering = ("changed_at", "id")
+
+    def __str__(self) -> str:
+        return f"claim {self.claim}: {self.previous_verdict or '—'} → {self.verdict or '—'}"

@@ -1,7 +1,8 @@
 """The grounded-answer shape <-> plain JSON, for storing a review's result.
 
 A version number is stored with it so a later change of shape can migrate old rows
-instead of misreading them.
+instead of misreading them. Version 2 added `unsupported` (word spans) to segments;
+version 1 rows read as having none.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from typing import Any
 
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
 
-VERSION = 1
+VERSION = 2
+READABLE = frozenset({1, 2})
 
 
 def grounded_to_json(grounded: GroundedAnswer) -> dict[str, Any]:
@@ -28,6 +30,7 @@ def _segment(data: dict[str, Any]) -> Segment:
         verdict=data["verdict"],
         score=data["score"],
         confidence=tuple(data["confidence"]),
+        unsupported=tuple((int(a), int(b)) for a, b in data.get("unsupported", ())),
     )
 
 
@@ -45,7 +48,7 @@ def _candidate(data: dict[str, Any]) -> Candidate:
 
 
 def grounded_from_json(data: dict[str, Any]) -> GroundedAnswer:
-    if data.get("version") != VERSION:
+    if data.get("version") not in READABLE:
         raise ValueError(f"unknown stored result version {data.get('version')!r}")
     return GroundedAnswer(
         format=data["format"], candidates=tuple(_candidate(c) for c in data["candidates"])

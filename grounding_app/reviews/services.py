@@ -5,22 +5,26 @@ Views stay thin: they turn forms into calls here and results into templates.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db import transaction
+from django.db.models import Exists, OuterRef, QuerySet
+from django.utils import timezone
 
 from grounding_app.accounts.roles import ADMIN, has_role
 from grounding_app.engine import service as engine_service
+from grounding_app.engine.judges import ClaimInContext, Evidence
 from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD, CheckRequest, Fact
+from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.imports import detect_and_parse
 from grounding_app.rendering.answer import RenderedCandidate, render_answer
 from grounding_app.reviews.folding import fold
-from grounding_app.reviews.models import Review
+from grounding_app.reviews.models import Review, ReviewerVerdict, ReviewerVerdictChange
 from grounding_app.reviews.serialize import grounded_from_json, grounded_to_json
 
 
@@ -89,6 +93,36 @@ def save_review(
     )
 
 
+# Verifier calls spent per saved review on finding which words are unsupported (one per
+# masked phrase): about a second here, so a long answer's later claims stay lexical only.
+REFINE_BUDGET = 24
+
+
+def _verifier_scorer(pairs: Sequence[tuple[str, str]]) -> list[float]:
+    judge = engine_service.default_engine().judge
+    return judge.score([(ClaimInContext(claim), Evidence((text,))) for claim, text in pairs])
+
+
+def with_unsupported_words(
+    grounded: GroundedAnswer, request: CheckRequest, *, refine: bool = True
+) -> GroundedAnswer:
+    """Mark, in each unsupported claim, the words its best evidence does not back;
+    `refine` asks our verifier which of them the verdict rests on (see engine.unsupported)."""
+    facts = [f.text for f in request.facts]
+    candidates = []
+    for candidate in grounded.candidates:
+        targets = [i for i, s in enumerate(candidate.segments) if s.verdict == "unsupported"]
+        claims = [
+            ClaimToExplain(candidate.segments[i].text, candidate.segments[i].start) for i in targets
+        ]
+        spans = unsupported_spans(claims, facts, _verifier_scorer, REFINE_BUDGET if refine else 0)
+        segments = list(candidate.segments)
+        for i, found in zip(targets, spans, strict=True):
+            segments[i] = replace(segments[i], unsupported=found)
+        candidates.append(replace(candidate, segments=tuple(segments)))
+    return replace(grounded, candidates=tuple(candidates))
+
+
 def check_and_save(
     user: Any,
     request: CheckRequest,
@@ -101,7 +135,7 @@ def check_and_save(
     response = engine_service.check(request)
     return save_review(
         user,
-        grounded_from_check(request, response),
+        with_unsupported_words(grounded_from_check(request, response), request),
         source_format=source_format,
         request=request,
         raw_payload=raw_payload,
@@ -124,9 +158,13 @@ def import_and_save(user: Any, raw: str | bytes) -> Review:
         return check_and_save(
             user, result.request, source_format=Review.Format.CHECK_GROUNDING, raw_payload=text
         )
+    grounded = result.grounded
+    if result.request is not None and grounded.format == "check_grounding":
+        # An imported response's verdicts are not ours: mark its words lexically only.
+        grounded = with_unsupported_words(grounded, result.request, refine=False)
     return save_review(
         user,
-        result.grounded,
+        grounded,
         source_format=result.grounded.format,
         request=result.request,
         raw_payload=text,
@@ -160,8 +198,9 @@ def recheck(user: Any, review: Review) -> Review:
     )
 
 
-def rendered(review: Review) -> tuple[RenderedCandidate, ...]:
-    return render_answer(grounded_from_json(review.result))
+def rendered(review: Review, markdown: bool | None = None) -> tuple[RenderedCandidate, ...]:
+    """`markdown`: None renders Markdown where the answer has some (see rendering)."""
+    return render_answer(grounded_from_json(review.result), markdown)
 
 
 def suggestion_html(review: Review, candidate: int, number: int) -> str | None:
@@ -186,6 +225,7 @@ class ReviewFilter:
     max_score: float | None = None
     date_from: date | None = None
     date_to: date | None = None
+    disagrees: bool = False  # only reviews where a reviewer's verdict differs from the model's
 
 
 def find_reviews(f: ReviewFilter) -> QuerySet[Review]:
@@ -207,4 +247,61 @@ def find_reviews(f: ReviewFilter) -> QuerySet[Review]:
         reviews = reviews.filter(created_at__date__gte=f.date_from)
     if f.date_to is not None:
         reviews = reviews.filter(created_at__date__lte=f.date_to)
+    if f.disagrees:
+        reviews = reviews.filter(
+            Exists(ReviewerVerdict.objects.filter(review=OuterRef("pk"), disagrees=True))
+        )
     return reviews.order_by("-created_at", "-id")
+
+
+class VerdictError(ValueError):
+    """The claim named in a reviewer-verdict form is not on the review."""
+
+
+def model_verdict(review: Review, candidate: int, claim: int) -> str:
+    """The model's verdict of claim `claim` (1-based) of a candidate; raises VerdictError."""
+    candidates = grounded_from_json(review.result).candidates
+    if not 0 <= candidate < len(candidates) or not 1 <= claim <= len(
+        candidates[candidate].segments
+    ):
+        raise VerdictError(f"review has no claim {claim} in candidate {candidate}")
+    return candidates[candidate].segments[claim - 1].verdict or "cited"
+
+
+def set_reviewer_verdict(
+    user: Any, review: Review, candidate: int, claim: int, verdict: str, note: str
+) -> ReviewerVerdict:
+    """Save a reviewer's verdict and note for one claim, and log the change (who, when)."""
+    model = model_verdict(review, candidate, claim)
+    now = timezone.now()
+    with transaction.atomic():
+        current = ReviewerVerdict.objects.filter(
+            review=review, candidate=candidate, claim=claim
+        ).first()
+        previous = current.verdict if current else ""
+        if current is None:
+            current = ReviewerVerdict(review=review, candidate=candidate, claim=claim)
+        current.verdict = verdict
+        current.note = note
+        current.model_verdict = model
+        current.disagrees = bool(verdict) and verdict != model
+        current.set_by = user
+        current.set_at = now
+        current.save()
+        ReviewerVerdictChange.objects.create(
+            review=review,
+            candidate=candidate,
+            claim=claim,
+            verdict=verdict,
+            note=note,
+            previous_verdict=previous,
+            changed_by=user,
+            changed_at=now,
+        )
+    return current
+
+
+def reviewer_verdicts(review: Review) -> dict[tuple[int, int], ReviewerVerdict]:
+    """{(candidate, claim number): verdict} of a review."""
+    rows = ReviewerVerdict.objects.filter(review=review).select_related("set_by")
+    return {(v.candidate, v.claim): v for v in rows}

@@ -12,8 +12,11 @@ urlpatterns = [
     path("", views.review_list, name="list"),
     path("new/", views.review_new, name="new"),
     path("import/", views.review_import, name="import"),
+    path("export.jsonl", views.review_export_jsonl, name="export_jsonl"),
+    path("export.csv", views.review_export_csv, name="export_csv"),
     path("<uuid:public_id>/", views.review_detail, name="detail"),
     path("<uuid:public_id>/recheck/", views.review_recheck, name="recheck"),
+    path("<uuid:public_id>/verdict/", views.review_verdict, name="verdict"),
     path("<uuid:public_id>/delete/", views.review_delete, name="delete"),
     path(
         "<uuid:public_id>/suggestions/<int:candidate>/<int:number>/",

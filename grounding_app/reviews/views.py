@@ -10,8 +10,10 @@ from csp.decorators import csp_exempt
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import push_url, reswap, retarget
@@ -19,9 +21,16 @@ from django_htmx.http import push_url, reswap, retarget
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
 from grounding_app.formats.imports import ImportFormatError
 from grounding_app.htmx import HtmxHttpRequest
-from grounding_app.reviews import services
-from grounding_app.reviews.forms import ImportForm, NewReviewForm, ReviewFilterForm
-from grounding_app.reviews.models import Review
+from grounding_app.policies import services as policies
+from grounding_app.rendering.answer import ClaimView, RenderedCandidate
+from grounding_app.reviews import exports, second_opinion, services, tables
+from grounding_app.reviews.forms import (
+    ImportForm,
+    NewReviewForm,
+    ReviewerVerdictForm,
+    ReviewFilterForm,
+)
+from grounding_app.reviews.models import Review, ReviewerVerdict
 
 reviewers = role_required(REVIEWER, ADMIN)
 
@@ -41,14 +50,68 @@ SUGGESTIONS_CSP = (
 )
 
 
+VIEWS = {"rendered": True, "plain": False}  # ?view=: Markdown rendered or byte-exact text
+
+
+def _editing(value: str) -> tuple[int, int] | None:
+    """?verdict=C.N opens the verdict form of claim N of candidate C (no JavaScript needed)."""
+    candidate, _, claim = value.partition(".")
+    if candidate.isascii() and candidate.isdigit() and claim.isascii() and claim.isdigit():
+        return int(candidate), int(claim)
+    return None
+
+
+def _claim_rows(
+    request: HttpRequest,
+    review: Review,
+    candidate: RenderedCandidate,
+    mine: dict[tuple[int, int], ReviewerVerdict],
+) -> SafeString:
+    def form(index: int, claim: ClaimView, verdict: ReviewerVerdict | None) -> str:
+        context = {
+            "public_id": review.public_id,
+            "candidate": index,
+            "claim": claim,
+            "mine": verdict,
+            "choices": ReviewerVerdictForm.base_fields["verdict"].choices,  # type: ignore[attr-defined]
+        }
+        return render_to_string("reviews/_verdict_form.html", context, request)
+
+    query = {k: str(request.GET.get(k)) for k in ("view", "only") if k in request.GET}
+    return mark_safe(
+        tables.rows_html(
+            candidate,
+            mine,
+            only_problems=request.GET.get("only") == "unsupported",
+            editing=_editing(request.GET.get("verdict", "")),
+            verdict_form=form,
+            query=query,
+        )
+    )
+
+
 def _review_context(request: HttpRequest, review: Review) -> dict[str, object]:
+    view = request.GET.get("view", "")
+    facts = [(f["factText"], list(f["attributes"].items())) for f in review.facts]
+    candidates = services.rendered(review, VIEWS.get(view))
+    mine = services.reviewer_verdicts(review)
     return {
         "review": review,
-        "candidates": services.rendered(review),
+        "candidates": candidates,
+        # (candidate, its claims table rows, its source list), as HTML: see tables
+        "claim_tables": [
+            (c, _claim_rows(request, review, c, mine), mark_safe(tables.sources_html(c)))
+            for c in candidates
+        ],
+        "view": view if view in VIEWS else "",
+        "only_problems": request.GET.get("only") == "unsupported",
         "can_delete": services.can_delete(request.user, review),
         "can_recheck": services.stored_request(review) is not None,
         # Pairs, not dicts: a template would read an attribute named "items" as the method.
-        "facts": [(f["factText"], list(f["attributes"].items())) for f in review.facts],
+        "facts": facts,
+        "facts_html": mark_safe(tables.facts_html(facts)),
+        "second_opinions": second_opinion.cached_for_review(review),
+        "source_policy": policies.review_panel(review),
     }
 
 
@@ -118,6 +181,52 @@ def review_import(request: HtmxHttpRequest) -> HttpResponse:
 def review_detail(request: HttpRequest, public_id: str) -> HttpResponse:
     review = get_object_or_404(Review.objects.select_related("created_by"), public_id=public_id)
     return render(request, "reviews/detail.html", _review_context(request, review))
+
+
+@reviewers
+@require_POST
+def review_verdict(request: HttpRequest, public_id: str) -> HttpResponse:
+    """Save the reviewer's own verdict and note on one claim, then back to that claim."""
+    review = get_object_or_404(Review, public_id=public_id)
+    form = ReviewerVerdictForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(str(e) for field in form.errors.values() for e in field)
+        messages.error(request, f"The verdict was not saved: {errors}")
+        return redirect(review)
+    data = form.cleaned_data
+    try:
+        services.set_reviewer_verdict(
+            request.user, review, data["candidate"], data["claim"], data["verdict"], data["note"]
+        )
+    except services.VerdictError as exc:
+        raise Http404(str(exc)) from exc
+    messages.success(request, f"Your verdict on claim {data['claim']} was saved.")
+    return redirect(f"{review.get_absolute_url()}#c{data['candidate']}-claim-{data['claim']}")
+
+
+def _export(request: HttpRequest, kind: str) -> StreamingHttpResponse:
+    reviews = services.find_reviews(ReviewFilterForm(request.GET).to_filter())
+    if kind == "csv":
+        lines, content_type = exports.csv_lines(reviews), "text/csv; charset=utf-8"
+    else:
+        lines, content_type = exports.jsonl_lines(reviews), "application/jsonl; charset=utf-8"
+    response = StreamingHttpResponse(lines, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="reviews.{kind}"'
+    return response
+
+
+@reviewers
+@require_GET
+def review_export_jsonl(request: HttpRequest) -> StreamingHttpResponse:
+    """The listed reviews (current filter), one shared-schema line per claim."""
+    return _export(request, "jsonl")
+
+
+@reviewers
+@require_GET
+def review_export_csv(request: HttpRequest) -> StreamingHttpResponse:
+    """The listed reviews (current filter), one row per claim."""
+    return _export(request, "csv")
 
 
 @reviewers

@@ -19,6 +19,7 @@ from google.cloud import discoveryengine_v1 as de
 from grounding_app import engine
 from grounding_app.api.models import ApiKey
 from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim
+from grounding_app.formats.check_grounding import response_to_json
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -187,3 +188,42 @@ def test_film_example_with_the_real_engine(client):
     assert list(starred.citation_indices) == []  # half right is wrong
 
     assert 0.0 < response.support_score < 1.0
+
+
+def test_the_official_client_parses_our_unsupported_spans(client, monkeypatch):
+    """`unsupportedSpans` is our extension on claims: the proto client must still parse the
+    response (it ignores unknown fields), and the spans are UTF-8 byte offsets."""
+    answer = "Titanic was directed by James Cameron. It starred Brad Pitt 🎬 and Kate Winslet."
+    second = answer.index("It")
+    start = len(answer[:second].encode())
+
+    def fake_check(request: CheckRequest) -> CheckResponse:
+        return CheckResponse(
+            claims=(
+                Claim(0, start - 1, answer[: second - 1], True, (0,), 0.97),
+                Claim(start, len(answer.encode()), answer[second:], True, (), 0.02),
+            ),
+            cited_chunks=(CitedChunk("It was directed by James Cameron.", 0, {}),),
+            support_score=0.5,
+        )
+
+    monkeypatch.setattr(engine, "check", fake_check)
+    seen = []
+    original = response_to_json
+
+    def spy(resp, request=None):
+        seen.append(original(resp, request))
+        return seen[-1]
+
+    monkeypatch.setattr("grounding_app.api.views.response_to_json", spy)
+    response = check(client, answer_candidate=answer, facts=FILM_FACTS)
+
+    assert [claim.claim_text for claim in response.claims] == [
+        answer[: second - 1],
+        answer[second:],
+    ]
+    assert list(response.claims[1].citation_indices) == []
+    spans = seen[0]["claims"][1]["unsupportedSpans"]
+    raw = answer.encode()
+    assert [raw[s["startPos"] : s["endPos"]].decode() for s in spans] == ["Brad Pitt"]
+    assert "unsupportedSpans" not in seen[0]["claims"][0]

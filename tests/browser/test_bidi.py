@@ -37,15 +37,20 @@ CLAIM_ENDS = """(root) => {
   const range = document.createRange();
   for (const unit of root.querySelectorAll(".claim-unit")) {
     const claim = unit.querySelector(".claim");
-    const text = claim.firstChild;
+    // the claim's last non-blank text node (unsupported words are spans inside it)
+    const walker = document.createTreeWalker(claim, NodeFilter.SHOW_TEXT);
+    let text = null;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.data.trim()) text = node;
+    }
     let i = text.length - 1;
     while (i > 0 && !text.data[i].trim()) i--;
     range.setStart(text, i); range.setEnd(text, i + 1);
     const last = range.getBoundingClientRect();
     const sup = unit.querySelector("sup").getBoundingClientRect();
-    const whole = unit.getBoundingClientRect();
+    const whole = unit.getClientRects()[0];  // where the claim starts, if it wraps
     out.push({
-      text: text.data, dir: getComputedStyle(claim).direction,
+      text: claim.textContent, dir: getComputedStyle(claim).direction,
       lastLeft: last.left, lastRight: last.right, lastTop: last.top,
       supLeft: sup.left, supRight: sup.right, supTop: sup.top,
       unitLeft: whole.left, unitTop: whole.top,

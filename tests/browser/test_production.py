@@ -188,7 +188,7 @@ def _styled(page: Page) -> None:
 
 
 def test_static_files_are_hashed_compressed_and_cached(page: Page, server: Server) -> None:
-    href = page.locator("link[rel=stylesheet]").get_attribute("href") or ""
+    href = page.locator("head link[rel=stylesheet]").get_attribute("href") or ""
     assert href.startswith("/static/css/workbench.") and href.endswith(".css")
     assert href != "/static/css/workbench.css", "not the hashed name: collectstatic did not run"
     response = page.request.get(server.base + href, headers={"Accept-Encoding": "gzip"})

@@ -355,7 +355,9 @@ def test_an_override_in_the_answer_stays_inside_its_claim() -> None:
     # The override's claim text is isolated apart from the markers that follow it.
     assert '<span class="claim-unit" dir="ltr"><span class="claim v-supported"' in html_part
     assert html_part.index("\u202e") < html_part.index("</span>", html_part.index("\u202e"))
-    assert html_part.index("\u202e</span><sup") > 0
+    assert (
+        html_part.index('\u202e</span><span class="ann" aria-hidden="true">\u2060</span><sup') > 0
+    )
 
 
 def test_parts_and_claims_state_their_own_direction() -> None:

@@ -48,6 +48,7 @@ def test_pages_send_a_strict_csp_with_a_nonce(reviewer_client: Client) -> None:
     assert scripts == [
         f'<script src="/static/vendor/htmx.min.js" nonce="{nonce}" defer>',
         f'<script src="/static/js/workbench.js" nonce="{nonce}" defer>',
+        f'<script src="/static/js/review.js" nonce="{nonce}" defer>',
     ]
     assert "</script>" in body and not re.search(r"<script[^>]*>[^<]", body)  # no inline code
     assert not re.search(r"\son[a-z]+=", body)  # no inline handlers
@@ -168,7 +169,8 @@ def test_hebrew_answer_is_marked_by_bytes_and_read_right_to_left(
     first = review.result["candidates"][0]["segments"][0]
     part = review.result["candidates"][0]["parts"][first["part"]]
     claim_text = part.encode()[first["start"] : first["end"]].decode()
-    assert f'tabindex="0">{claim_text}</span><sup class="ann cite"' in page
+    glue = '<span class="ann" aria-hidden="true">\u2060</span>'  # no line break before it
+    assert f'tabindex="0">{claim_text}</span>{glue}<sup class="ann cite"' in page
     assert '<div class="answer-part" dir="rtl">' in page
 
 

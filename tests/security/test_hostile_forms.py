@@ -39,7 +39,12 @@ from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.types import CheckRequest, Fact
 from grounding_app.reviews import services as review_services
 from grounding_app.reviews import urls as reviews_urls
-from grounding_app.reviews.forms import ImportForm, NewReviewForm, ReviewFilterForm
+from grounding_app.reviews.forms import (
+    ImportForm,
+    NewReviewForm,
+    ReviewerVerdictForm,
+    ReviewFilterForm,
+)
 from tests.annotations.conftest import FILM_FACTS, film_jsonl, grounding_line
 
 pytestmark = pytest.mark.django_db
@@ -276,6 +281,13 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
             reverse("reviews:recheck", kwargs=review), lead, {}, 302, ()
         ),
         "reviews:delete": lambda: Form(reverse("reviews:delete", kwargs=review), lead, {}, 302, ()),
+        "reviews:verdict": lambda: Form(
+            reverse("reviews:verdict", kwargs=review),
+            lead,
+            {"candidate": "0", "claim": "1", "verdict": "unsupported", "note": "Wrong year."},
+            302,
+            fields_of(ReviewerVerdictForm),
+        ),
         "annotations:new_project": lambda: Form(
             reverse("annotations:new_project"),
             lead,
@@ -338,6 +350,7 @@ WALKED = (
     "reviews:list",
     "reviews:recheck",
     "reviews:delete",
+    "reviews:verdict",
     "annotations:new_project",
     "annotations:settings",
     "annotations:import_items",

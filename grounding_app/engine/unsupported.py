@@ -1,0 +1,195 @@
+"""Which words of an unsupported claim its best evidence does not back.
+
+A verdict says a claim is wrong; a reviewer then has to find *what* is wrong. For a
+claim judged unsupported this finds the names, numbers, dates and other content words
+that do not occur in the fact that shares most words with it (its best evidence), as
+UTF-8 byte spans of the answer, adjacent words merged into one phrase.
+
+Lexical absence over-marks (a paraphrase is absent too), so where a verifier is at
+hand the phrases are refined: each is masked in turn and the claim re-scored against
+the same evidence; phrases whose masking raises the score by `MIN_GAIN` or more are
+the ones the verdict rests on, and only they are kept. If none does, the lexical
+phrases stay: the evidence lacks them all the same. That costs one verifier call per
+phrase, so it runs only while a budget of calls lasts (`refine_budget`); the API,
+which must answer fast, uses the lexical pass alone.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+# One call scores many (claim, evidence) pairs: the probability each claim is supported.
+Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
+
+MIN_GAIN = 0.1
+MAX_PHRASES = 8  # phrases refined per claim; more would be a sentence, not a pointer
+
+_APOSTROPHE = "\u2019"
+_WORD = re.compile(rf"\w+(?:[.,'{_APOSTROPHE}:/-]\w+)*")
+_STOP = frozenset(
+    """
+    a an the and or but nor so yet of in on at to for from by with without about as into
+    onto over under than then that this these those there here it its it's is are was
+    were be been being am do does did done has have had having will would shall should
+    can could may might must not no yes very also just only more most much many some any
+    all each every both either neither other such own same too which who whom whose what
+    when where why how i you he she we they me him her us them my your his our their
+    mine yours ours theirs if while because though although after before during until
+    up down out off again further once s t de la le les des du el los las et und der die
+    das
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class Word:
+    start: int  # UTF-8 byte offset in the answer
+    end: int
+    text: str
+
+
+def _fold(word: str) -> str:
+    """Case, accents, thousands separators and common English endings away, so that
+    "movies"/"movie", "starred"/"stars" and "1,500"/"1500" meet."""
+    decomposed = unicodedata.normalize("NFKD", word.casefold().replace(_APOSTROPHE, "'"))
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    if any(c.isdigit() for c in folded):
+        return folded.replace(",", "")
+    folded = folded.removesuffix("'s")
+    for ending, replacement in (("ies", "i"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
+        stem = folded[: -len(ending)] + replacement
+        if folded.endswith(ending) and not folded.endswith("ss") and len(stem) >= 3:
+            if ending in ("ed", "ing") and stem[-1] == stem[-2]:
+                stem = stem[:-1]
+            folded = stem
+            break
+    if len(folded) > 3 and folded[-1] in "ey":
+        folded = folded[:-1] if folded[-1] == "e" else folded[:-1] + "i"
+    return folded
+
+
+def is_content(word: str) -> bool:
+    """Names, numbers, dates and other words that carry the claim's meaning."""
+    folded = word.casefold()
+    return folded not in _STOP and (len(folded) > 1 or folded.isdigit())
+
+
+def words(text: str, offset: int = 0) -> list[Word]:
+    """The words of `text` with UTF-8 byte spans, `offset` bytes into the answer."""
+    out = []
+    at_char, at_byte = 0, offset
+    for match in _WORD.finditer(text):
+        at_byte += len(text[at_char : match.start()].encode("utf-8"))
+        end = at_byte + len(match[0].encode("utf-8"))
+        out.append(Word(at_byte, end, match[0]))
+        at_char, at_byte = match.end(), end
+    return out
+
+
+def vocabulary(text: str) -> frozenset[str]:
+    return frozenset(_fold(w.text) for w in words(text))
+
+
+def best_evidence(claim: str, evidence: Sequence[frozenset[str]]) -> int | None:
+    """Index of the evidence sharing most content words with the claim (first on ties)."""
+    wanted = {_fold(w.text) for w in words(claim) if is_content(w.text)}
+    best, best_shared = None, -1
+    for i, vocab in enumerate(evidence):
+        shared = len(wanted & vocab)
+        if shared > best_shared:
+            best, best_shared = i, shared
+    return best
+
+
+# One-letter Hebrew prefixes (and, the, in, to, from, that, as) glued to the next word.
+_HEBREW_PREFIXES = frozenset("והבלמשכ")
+
+
+def _known(word: str, vocab: frozenset[str]) -> bool:
+    if _fold(word) in vocab:
+        return True
+    return len(word) > 3 and word[0] in _HEBREW_PREFIXES and _fold(word[1:]) in vocab
+
+
+def absent_phrases(claim: str, offset: int, vocab: frozenset[str]) -> list[tuple[int, int]]:
+    """Byte spans of runs of adjacent content words missing from `vocab`."""
+    phrases: list[tuple[int, int]] = []
+    joined = False  # the previous word was missing too
+    for word in words(claim, offset):
+        missing = is_content(word.text) and not _known(word.text, vocab)
+        if missing and joined:
+            phrases[-1] = (phrases[-1][0], word.end)
+        elif missing:
+            phrases.append((word.start, word.end))
+        joined = missing
+    return phrases
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def evidence_passages(claim: str, fact: str, keep: int = 2) -> str:
+    """The fact's `keep` sentences sharing most words with the claim, in their order:
+    what the verifier reads (it would truncate a whole long fact)."""
+    wanted = {_fold(w.text) for w in words(claim) if is_content(w.text)}
+    sentences = _SENTENCE_END.split(fact)
+    ranked = sorted(
+        range(len(sentences)), key=lambda i: (-len(wanted & vocabulary(sentences[i])), i)
+    )
+    return " ".join(sentences[i] for i in sorted(ranked[:keep]))
+
+
+def _masked(claim: str, offset: int, span: tuple[int, int]) -> str:
+    raw = claim.encode("utf-8")
+    return (raw[: span[0] - offset] + raw[span[1] - offset :]).decode("utf-8", "replace")
+
+
+def refine(
+    claim: str,
+    offset: int,
+    evidence: str,
+    phrases: list[tuple[int, int]],
+    scorer: Scorer,
+) -> list[tuple[int, int]]:
+    """The phrases whose masking raises the verifier's score by MIN_GAIN, else all."""
+    if not phrases:
+        return phrases
+    pairs = [(claim, evidence)] + [(_masked(claim, offset, p), evidence) for p in phrases]
+    scores = scorer(pairs)
+    base = scores[0]
+    kept = [p for p, s in zip(phrases, scores[1:], strict=True) if s - base >= MIN_GAIN]
+    return kept or phrases
+
+
+@dataclass(frozen=True)
+class ClaimToExplain:
+    text: str
+    start: int  # UTF-8 byte offset of the claim in the answer
+
+
+def unsupported_spans(
+    claims: Sequence[ClaimToExplain],
+    facts: Sequence[str],
+    scorer: Scorer | None = None,
+    refine_budget: int = 0,
+) -> list[tuple[tuple[int, int], ...]]:
+    """For each claim, byte spans (in the answer) of the words no evidence backs.
+
+    `refine_budget` is the most verifier calls spent refining (0: lexical only).
+    """
+    vocabularies = [vocabulary(f) for f in facts]
+    budget = refine_budget
+    out: list[tuple[tuple[int, int], ...]] = []
+    for claim in claims:
+        best = best_evidence(claim.text, vocabularies)
+        vocab = vocabularies[best] if best is not None else frozenset()
+        phrases = absent_phrases(claim.text, claim.start, vocab)[:MAX_PHRASES]
+        if scorer is not None and best is not None and phrases and budget > len(phrases):
+            budget -= len(phrases) + 1
+            evidence = evidence_passages(claim.text, facts[best])
+            phrases = refine(claim.text, claim.start, evidence, phrases, scorer)
+        out.append(tuple(phrases))
+    return out

@@ -1,0 +1,255 @@
+"""Untrusted Markdown -> sanitised HTML with numbered points kept in place.
+
+The one module that renders untrusted HTML: CommonMark (markdown-it-py, raw HTML off,
+plus tables and strikethrough) and then bleach with an allow-list, so it can be swapped
+for nh3 here alone. Links keep only http(s) hrefs and get `rel="noopener noreferrer
+nofollow"`; images become links to their source (no remote image is ever loaded).
+
+Claims are UTF-8 byte spans into the raw text, which Markdown rewrites. So the caller
+names char positions ("points"); each becomes a private-use sentinel character inserted
+into the raw text before rendering, and survives into the output, where the caller
+turns it into a marker. A sentinel must not break Markdown, nor be lost:
+
+- a point at the start of a line moves past the list, heading or quote prefix;
+- a point right after a closing `*`, `_` or `~` run moves before it (else the run would
+  no longer close its emphasis);
+- a point inside a code block goes into its own paragraph right after the block;
+- a point inside a code span, link text or link URL, or image, moves to the end of
+  that construct (after `</code>` or `</a>`);
+- a point that no construct printed (e.g. inside a link reference definition) is
+  appended at the end, so every point appears exactly once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Any
+
+import bleach
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+from grounding_app.rendering.links import LINK_REL
+
+# The Private Use Area of the Basic Multilingual Plane (html5lib, under bleach, reads
+# BMP characters faster than astral ones). A text that holds any of them itself is
+# shown plain (`can_place`).
+_BASE = 0xE000
+MAX_POINTS = 0xF8FF - _BASE + 1
+_SENTINEL = re.compile("[\ue000-\uf8ff]")
+# The UTF-8 of such a code point, percent-encoded as markdown-it writes it in hrefs.
+_ENCODED = re.compile(r"%E[EF]%[89AB][0-9A-F]%[89AB][0-9A-F]", re.IGNORECASE)
+_LINE_PREFIX = re.compile(r"(?:[ \t]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+|#{1,6}[ \t]+|>[ \t]?))*")
+# URLs in the raw text: a sentinel there would become part of the href (a host name
+# would even be punycoded), so points inside move to the end of the construct first.
+_URLS = re.compile(
+    r"<[a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\x00-\x20]*>"  # autolink
+    r"|<[^<>@\s]+@[^<>@\s]+>"  # e-mail autolink
+    r"|\]\(\s*(?:<[^>\n]*>|(?:[^\s()]|\([^\s()]*\))*)"  # inline link destination
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"  # and its title
+    r"|^[ ]{0,3}\[[^\]\n]+\]:[^\n]*",  # link reference definition
+    re.MULTILINE,
+)
+_TAG = re.compile(r"(<[^>]*>)")
+_TAG_NAME = re.compile(r"</?([a-zA-Z0-9]+)")
+_HOLDERS = frozenset({"a", "code", "pre"})  # constructs a point may not stay inside
+
+ALLOWED_TAGS = frozenset(
+    {
+        "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "s", "del",
+        "code", "pre", "blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody",
+        "tr", "th", "td",
+    }
+)  # fmt: skip
+
+
+def _allowed_attribute(tag: str, name: str, value: str) -> bool:
+    if tag == "a":
+        return name == "href" or name == "title" or (name == "rel" and value == LINK_REL)
+    if tag == "ol":
+        return name == "start"
+    if tag == "code":
+        return name == "class" and value.startswith("language-")
+    return False
+
+
+_cleaner = bleach.Cleaner(
+    tags=ALLOWED_TAGS,
+    attributes=_allowed_attribute,
+    protocols={"http", "https"},
+    strip=True,
+    strip_comments=True,
+)
+
+
+def _link_open(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    tokens[idx].attrSet("rel", LINK_REL)
+    return renderer.renderToken(tokens, idx, options, env)
+
+
+def _image(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    token = tokens[idx]
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    src = escapeHtml(str(token.attrGet("src") or ""))
+    return f'<a href="{src}" rel="{LINK_REL}">image: {escapeHtml(alt)}</a>'
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("image", _image)
+    return md
+
+
+def block_tokens(text: str) -> list[Token]:
+    """The parsed tokens of a raw answer: parse once, pass to the two functions below."""
+    return _parser().parse(text)
+
+
+def looks_like_markdown(text: str, tokens: list[Token] | None = None) -> bool:
+    """True when Markdown would change more than paragraphs and line breaks."""
+    for token in block_tokens(text) if tokens is None else tokens:
+        if token.type not in ("paragraph_open", "paragraph_close", "inline"):
+            return True
+        for child in token.children or ():
+            if child.type not in ("text", "softbreak"):
+                return True
+    return False
+
+
+def can_place(text: str, points: int) -> bool:
+    """Whether the points fit and the text holds no character we would mistake for one."""
+    return points <= MAX_POINTS and _SENTINEL.search(text) is None
+
+
+def sentinel(point: int) -> str:
+    return chr(_BASE + point)
+
+
+def _code_blocks(text: str, tokens: list[Token]) -> list[tuple[int, int]]:
+    """Char ranges (start of first line, end of last line) of fenced and indented code."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    blocks = []
+    for token in tokens:
+        if token.type in ("fence", "code_block") and token.map:
+            first, last = token.map
+            blocks.append((starts[first], starts[max(first, last - 1) + 1] - 1))
+    return blocks
+
+
+def _adjust(text: str, at: int) -> int:
+    """Where a point at `at` can stand without changing what the Markdown means."""
+    line_start = text.rfind("\n", 0, at) + 1
+    prefix = _LINE_PREFIX.match(text, line_start)
+    if prefix is not None and prefix.end() >= at:
+        return prefix.end()
+    while at > line_start and text[at - 1] in "*_~":
+        at -= 1
+    return at
+
+
+def _with_sentinels(text: str, points: Sequence[int], tokens: list[Token]) -> str:
+    blocks = _code_blocks(text, tokens)
+    urls = list(_URLS.finditer(text))
+    inserts: dict[int, list[str]] = {}  # char position -> what goes there, in order
+    for point, at in enumerate(points):
+        block_end = next((end for start, end in blocks if start <= at <= end), None)
+        if block_end is not None:  # its own paragraph after the block
+            marks = inserts.setdefault(block_end, ["\n\n", "\n\n"])
+            marks.insert(-1, sentinel(point))
+            continue
+        url = next((m for m in urls if m.start() < at < m.end()), None)
+        if url is not None and not url[0].startswith(("<", "]")):
+            continue  # inside a reference definition, which prints nothing: appended
+        at = _adjust(text, at if url is None else url.end())
+        inserts.setdefault(at, []).append(sentinel(point))
+    out: list[str] = []
+    last = 0
+    for at in sorted(inserts):
+        out.append(text[last:at])
+        out.extend(inserts[at])
+        last = at
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _decode_encoded(match: re.Match[str]) -> str:
+    return bytes.fromhex(match[0].replace("%", "")).decode("utf-8")
+
+
+def _relocate(rendered: str) -> str:
+    """Move sentinels out of attributes, code and links to just after the construct."""
+    out: list[str] = []
+    held: list[str] = []  # sentinels waiting for the outermost holder to close
+    depth = 0
+    for token in _TAG.split(rendered):
+        if not token:
+            continue
+        if not token.startswith("<"):
+            if depth:
+                held.extend(_SENTINEL.findall(token))
+                token = _SENTINEL.sub("", token)
+            out.append(token)
+            continue
+        found = _SENTINEL.findall(_ENCODED.sub(_decode_encoded, token))
+        token = _SENTINEL.sub("", _ENCODED.sub("", token))
+        name_match = _TAG_NAME.match(token)
+        name = name_match[1].lower() if name_match else ""
+        closing = token.startswith("</")
+        if name in _HOLDERS and not closing and not token.endswith("/>"):
+            depth += 1
+        held.extend(found)
+        out.append(token)
+        if name in _HOLDERS and closing:
+            depth = max(0, depth - 1)
+        if not depth and held:
+            out.append("".join(sorted(held)))
+            held = []
+    out.append("".join(sorted(held)))
+    return "".join(out)
+
+
+def render_markdown(
+    text: str, points: Sequence[int] = (), tokens: list[Token] | None = None
+) -> str:
+    """Sanitised HTML of `text`, holding `sentinel(i)` once for each char position `points[i]`.
+
+    Call `can_place` first: a text that fails it would lose or confuse sentinels.
+    `tokens` are `block_tokens(text)` where the caller has them already.
+    """
+    tokens = block_tokens(text) if tokens is None else tokens
+    html = _relocate(_parser().render(_with_sentinels(text, points, tokens)))
+    seen = set(_SENTINEL.findall(html))
+    missing = "".join(sentinel(i) for i in range(len(points)) if sentinel(i) not in seen)
+    return str(_cleaner.clean(html + missing))
+
+
+def pieces(html: str) -> Iterator[tuple[str, Any]]:
+    """("tag", markup), ("text", escaped text) and ("point", number), in document order."""
+    for token in _TAG.split(html):
+        if not token:
+            continue
+        if token.startswith("<"):
+            yield "tag", token
+            continue
+        at = 0
+        for match in _SENTINEL.finditer(token):
+            if match.start() > at:
+                yield "text", token[at : match.start()]
+            yield "point", ord(match[0]) - _BASE
+            at = match.end()
+        if at < len(token):
+            yield "text", token[at:]

@@ -1,0 +1,229 @@
+"""Markdown answers: points survive every construct, and no payload gets through."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from grounding_app.engine.offsets import utf8_len
+from grounding_app.formats.grounded import Candidate, Segment
+from grounding_app.rendering.answer import render_candidate
+from grounding_app.rendering.markdown import (
+    can_place,
+    looks_like_markdown,
+    pieces,
+    render_markdown,
+    sentinel,
+)
+
+
+def shown(html: str) -> str:
+    """The HTML with point i written as [i], for readable expectations."""
+    return re.sub("[\ue000-\uf8ff]", lambda m: f"[{ord(m[0]) - 0xE000}]", html)
+
+
+def at(text: str, marker: str = "|") -> tuple[str, list[int]]:
+    """`text` without its `|` markers, and where they stood (char offsets)."""
+    points = []
+    while marker in text:
+        points.append(text.index(marker))
+        text = text.replace(marker, "", 1)
+    return text, points
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("Plain **bold.**| More.", "<strong>bold.[0]</strong> More."),
+        ("|- item one.|\n- item two.", "<li>[0]item one.[1]</li>"),
+        ("|# Title|\n\nText.", "<h1>[0]Title[1]</h1>"),
+        ("|> quoted.|", "<blockquote>\n<p>[0]quoted.[1]</p>"),
+        ("Use `co|de` now.", "<code>code</code>[0] now."),
+        ("See [li|nk](https://a.org/x) now.", 'rel="noopener noreferrer nofollow">link</a>[0]'),
+        ("See [link](https://a.|org/x) now.", '<a href="https://a.org/x"'),
+        ("See <https://a.|org/x> now.", '<a href="https://a.org/x"'),
+        ("See ![al|t](https://a.org/i.png).", "image: alt</a>[0]"),
+        ("Code:\n\n```\nx = 1|\n```\n\nAfter.", "</code></pre>\n<p>[0]</p>"),
+        ("See [r][ref].\n\n[ref]: https://a.org/|x\n", "[0]"),
+    ],
+)
+def test_points_land_outside_constructs_and_never_vanish(source: str, expected: str) -> None:
+    text, points = at(source)
+    html = render_markdown(text, points)
+    assert expected in shown(html)
+    for i in range(len(points)):
+        assert html.count(sentinel(i)) == 1
+    # never inside code, a link's text or an attribute
+    assert not re.search("<code>[^<]*[\ue000-\uf8ff]", html)
+    assert not re.search("<a [^>]*>[^<]*[\ue000-\uf8ff][^<]*</a>", html)
+    assert not re.search("<[^>]*[\ue000-\uf8ff][^>]*>", html)
+
+
+def test_a_sentinel_at_a_closing_run_keeps_the_emphasis() -> None:
+    text, points = at("**All of it.**| Next.")
+    assert "<strong>" in render_markdown(text, points)
+
+
+def test_pieces_split_tags_text_and_points() -> None:
+    html = render_markdown("A *b*.", [0, 6])
+    assert list(pieces(html)) == [
+        ("tag", "<p>"),
+        ("point", 0),
+        ("text", "A "),
+        ("tag", "<em>"),
+        ("text", "b"),
+        ("tag", "</em>"),
+        ("text", "."),
+        ("point", 1),
+        ("tag", "</p>"),
+        ("text", "\n"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Paris is the capital. It is big.", False),
+        ("Line one.\nLine two.", False),
+        ("A <b>tag</b> and 3 < 4.", False),
+        ("**Bold** claim.", True),
+        ("- a list", True),
+        ("Use `code`.", True),
+        ("[a](https://a.org)", True),
+        ("# Heading", True),
+    ],
+)
+def test_looks_like_markdown(text: str, expected: bool) -> None:
+    assert looks_like_markdown(text) is expected
+
+
+def test_text_holding_private_use_characters_is_not_placed() -> None:
+    assert can_place("plain", 10)
+    assert not can_place("icon \uf015 here", 10)
+
+
+# Markdown XSS corpus: each must come out without script, handler, non-http(s) link,
+# image, raw HTML element or style.
+RUN = "window.__xss=1;alert(1)"
+MARKDOWN_PAYLOADS = [
+    f"[x](javascript:{RUN})",
+    f"[x](JaVaScRiPt:{RUN})",
+    f"[x](java\tscript:{RUN})",
+    f"[x](  javascript:{RUN} )",
+    f"[x](vbscript:{RUN})",
+    "[x](data:text/html,<script>alert(1)</script>)",
+    f"[x](&#106;avascript:{RUN})",
+    f"[x](javascript&#58;{RUN})",
+    f'[x](https://a.org "title\\" onmouseover=\\"{RUN}")',
+    f"<javascript:{RUN}>",
+    "<data:text/html,alert(1)>",
+    f"[ref]\n\n[ref]: javascript:{RUN}",
+    f'[ref]\n\n[ref]: https://a.org "x" onclick="{RUN}"',
+    f"![img](javascript:{RUN})",
+    '![img](https://a.org/x.png "t" onerror="alert(1)")',
+    f'![x" onerror="{RUN}](https://a.org/x.png)',
+    f"<script>{RUN}</script>",
+    f'<img src=x onerror="{RUN}">',
+    f'<svg onload="{RUN}"></svg>',
+    f'<a href="javascript:{RUN}">x</a>',
+    "<iframe src=https://evil.example></iframe>",
+    '<style>body{display:none}</style><div style="x">y</div>',
+    f"&lt;script&gt;{RUN}&lt;/script&gt;",
+    "&#60;script&#62;alert(1)&#60;/script&#62;",
+    f"`<script>{RUN}</script>`",
+    f"```html\n<script>{RUN}</script>\n```",
+    f"[<img src=x onerror={RUN}>](https://a.org)",
+    "<!-- comment --><form action=https://evil.example><input></form>",
+    f"*<b onclick={RUN}>x</b>*",
+]
+
+
+@pytest.mark.parametrize("payload", MARKDOWN_PAYLOADS)
+def test_markdown_payloads_come_out_inert(payload: str) -> None:
+    html = render_markdown(f"Start. {payload} End.", [0, 7])
+    lowered = html.lower()
+    for tag in ("<script", "<img", "<svg", "<iframe", "<style", "<form", "<input", "<div"):
+        assert tag not in lowered
+    tags = _Tags()
+    tags.feed(html)
+    for tag, name in tags.attributes:
+        assert (tag, name) in ALLOWED_ATTRIBUTES, (tag, name)
+    for href in re.findall(r'href="([^"]*)"', html):
+        assert href.startswith(("http://", "https://")), href
+    for anchor in re.findall(r"<a [^>]*>", html):
+        assert 'rel="noopener noreferrer nofollow"' in anchor
+
+
+ALLOWED_ATTRIBUTES = {
+    ("a", "href"),
+    ("a", "title"),
+    ("a", "rel"),
+    ("ol", "start"),
+    ("code", "class"),
+}
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.attributes: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.attributes.extend((tag, name) for name, _ in attrs)
+
+
+def _candidate(text: str, sentences: list[str], words: dict[int, str]) -> Candidate:
+    segments = []
+    for n, sentence in enumerate(sentences):
+        start = utf8_len(text[: text.index(sentence)])
+        end = start + utf8_len(sentence)
+        unsupported = ()
+        if n in words:
+            w = start + utf8_len(sentence[: sentence.index(words[n])])
+            unsupported = ((w, w + utf8_len(words[n])),)
+        verdict = "unsupported" if n in words else "supported"
+        segments.append(
+            Segment(
+                0, start, end, sentence, (), verdict, 0.2 if n in words else 0.9, (), unsupported
+            )
+        )
+    return Candidate(parts=(text,), segments=tuple(segments))
+
+
+def test_markdown_answer_keeps_every_claim_and_underlines_words() -> None:
+    sentences = ["- **Titanic** was directed by James Cameron.", "- It starred Brad Pitt."]
+    text = "\n".join(sentences)
+    rendered = render_candidate(_candidate(text, sentences, {1: "Brad Pitt"}), 0, markdown=True)
+    html = rendered.parts_html[0]
+    assert rendered.markdown and "<ul>" in html and "<strong>" in html
+    assert html.count('class="ann sr-only"') == 2  # each claim's markers, once
+    assert '<span class="unsupported-word">Brad Pitt</span>' in html
+    assert 'data-claims="c0-claim-2"' in html and "s-low" in html
+    assert re.search(r'Cameron\.</span><span class="ann', html)  # markers right after it
+    plain = render_candidate(_candidate(text, sentences, {1: "Brad Pitt"}), 0, markdown=False)
+    assert "**Titanic**" in plain.parts_html[0] and not plain.markdown
+
+
+def test_markdown_rendering_is_chosen_by_content_unless_asked() -> None:
+    plain_text = "Paris is the capital of France."
+    candidate = _candidate(plain_text, [plain_text], {})
+    assert not render_candidate(candidate, 0, markdown=None).markdown
+    assert render_candidate(candidate, 0, markdown=True).markdown
+    markdown_text = "Paris is the **capital** of France."
+    assert render_candidate(
+        _candidate(markdown_text, [markdown_text], {}), 0, markdown=None
+    ).markdown
+
+
+def test_one_module_renders_untrusted_html() -> None:
+    """bleach and markdown-it-py are used by rendering/markdown.py and nothing else."""
+    root = Path(__file__).resolve().parents[2]
+    users = sorted(
+        str(path.relative_to(root))
+        for path in (root / "grounding_app").rglob("*.py")
+        if re.search(r"^\s*(from|import) (bleach|markdown_it)\b", path.read_text(), re.M)
+    )
+    assert users == ["grounding_app/rendering/markdown.py"]
