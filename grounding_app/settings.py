@@ -69,6 +69,8 @@ INSTALLED_APPS = [
     "grounding_app.reviews",
     "grounding_app.annotations",
     "grounding_app.retention",
+    "grounding_app.policies",
+    "grounding_app.batch",
     "django_htmx",
     "template_partials",
     "csp",
@@ -248,3 +250,33 @@ RETENTION_DAYS = env_int("RETENTION_DAYS", 30)
 if RETENTION_DAYS < 1:
     raise ImproperlyConfigured(f"RETENTION_DAYS must be at least 1, got {RETENTION_DAYS}")
 RETENTION_PURGE_INTERVAL = env_int("RETENTION_PURGE_INTERVAL", 0)
+
+# Batch jobs (grounding_app.batch, grounding_app/celery.py): Celery on Redis when
+# REDIS_URL is set, else kombu's SQLAlchemy transport on a SQLite file under var/ (no
+# server). The database holds the work; see celery.py for why a killed worker loses
+# nothing. BATCH_QUEUE names the queue (tests give each run its own).
+CELERY_BROKER_URL = (
+    os.environ.get("CELERY_BROKER_URL", "")
+    or REDIS_URL
+    or f"sqla+sqlite:///{BASE_DIR / 'var' / 'celery-broker.sqlite3'}"
+)
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("BATCH_QUEUE", "") or "batch"
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis hands an unacknowledged message out again after this many seconds. (The
+# SQLAlchemy transport passes its options on to create_engine, so it gets none.)
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {"visibility_timeout": 3600} if CELERY_BROKER_URL.startswith("redis") else {}
+)
+BATCH_CHUNK_LINES = env_int("BATCH_CHUNK_LINES", 20)  # lines per task
+# A running chunk's worker pushes its lease after every line; past it, the chunk is sent
+# again. It must outlast the slowest single line.
+BATCH_LEASE_SECONDS = env_int("BATCH_LEASE_SECONDS", 120)
+# A queued chunk is sent again after this long, but only while no worker has written a
+# line for a lease period (its message went with a dead worker).
+BATCH_QUEUED_TIMEOUT = env_int("BATCH_QUEUED_TIMEOUT", 3600)
+BATCH_SWEEP_SECONDS = env_int("BATCH_SWEEP_SECONDS", 15)  # how often each worker sweeps

@@ -9,10 +9,14 @@ from grounding_app.accounts.roles import public
 from grounding_app.accounts.views import home
 
 urlpatterns = [
+    # Before the API's catch-all, which answers every other /v1/ path with a 404.
+    path("", include("grounding_app.batch.api_urls")),
     path("", include("grounding_app.api.urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("grounding_app.accounts.urls")),
     path("reviews/", include("grounding_app.reviews.urls")),
     path("annotations/", include("grounding_app.annotations.urls")),
+    path("policies/", include("grounding_app.policies.urls")),
+    path("batch/", include("grounding_app.batch.urls")),
     path("", public(home), name="home"),
 ]

@@ -4,9 +4,11 @@
 # - every row of a governed model (one whose default manager is a RetentionManager,
 #   see expiry.py) whose own clock is older than its cutoff: reviews (their answer,
 #   facts, imported payload and claims live in the row), annotation items (with the
-#   site period, or their project's own period where the project sets one);
+#   site period, or their project's own period where the project sets one), batch jobs
+#   (grounding_app.batch: each line's uploaded answer and result live in its line row);
 # - everything that cascades from those rows: annotation items sent from a review,
-#   their claims, assignments and labels;
+#   their claims, assignments and labels; a batch job's lines and chunks (a review
+#   opened from a line is dated with its job, so it goes in the same purge);
 # - admin log entries (django.contrib.admin) that name a governed row that is no
 #   longer live, expired or already deleted: their object_repr quotes it.
 #

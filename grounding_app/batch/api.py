@@ -1,0 +1,168 @@
+"""Batch jobs over the JSON API, with the check endpoint's conventions: an API key
+(x-goog-api-key, Bearer or ?key=), the rate limit, Google's error envelope and the
+payload limit. A key sees only the jobs it created.
+
+    POST /v1/batchJobs?citationThreshold=0.6&sourcePolicy=NAME   body: JSONL   -> the job
+    GET  /v1/batchJobs/{id}                                 -> the job and its progress
+    POST /v1/batchJobs/{id}:cancel                          -> the job
+    GET  /v1/batchJobs/{id}/results                         -> JSONL, one line per line
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from grounding_app.api import errors
+from grounding_app.api.errors import error_response
+from grounding_app.api.models import ApiKey
+from grounding_app.api.views import _raw_key
+from grounding_app.batch import exports, services
+from grounding_app.batch.models import BatchJob
+from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
+from grounding_app.limits import api_limit
+from grounding_app.policies.models import SourcePolicy
+
+ApiView = Callable[..., HttpResponseBase]
+
+
+def _authenticated(method: str) -> Callable[[ApiView], ApiView]:
+    """Allow one method, then require a valid key within its rate limit."""
+
+    def decorator(view: ApiView) -> ApiView:
+        @csrf_exempt
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            if request.method != method:
+                response = error_response(
+                    405,
+                    f"Method {request.method} is not allowed here; use {method}.",
+                    errors.UNIMPLEMENTED,
+                )
+                response["Allow"] = method
+                return response
+            raw_key = _raw_key(request)
+            api_key = ApiKey.authenticate(raw_key) if raw_key else None
+            if api_key is None:
+                return error_response(
+                    401, "API key not valid. Please pass a valid API key.", errors.UNAUTHENTICATED
+                )
+            limit = api_limit()
+            if limit.exceeded(limit.hit(api_key.key_hash)):
+                response = error_response(
+                    429,
+                    f"Quota exceeded: at most {limit.limit} requests per {limit.window} "
+                    "seconds per API key.",
+                    errors.RESOURCE_EXHAUSTED,
+                )
+                response["Retry-After"] = str(limit.retry_after())
+                return response
+            return view(request, api_key, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+def job_json(job: BatchJob) -> dict[str, Any]:
+    progress = services.progress(job)
+    data: dict[str, Any] = {
+        "name": f"batchJobs/{job.public_id}",
+        "state": job.status.upper(),
+        "citationThreshold": job.citation_threshold,
+        "createTime": job.created_at.isoformat().replace("+00:00", "Z"),
+        "totalLines": progress.total,
+        "doneLines": progress.done,
+        "failedLines": progress.failed,
+        "pendingLines": progress.pending,
+    }
+    if job.source_policy is not None:
+        data["sourcePolicy"] = job.source_policy.name
+    if progress.rate is not None:
+        data["linesPerSecond"] = round(progress.rate, 3)
+    if progress.eta_seconds is not None:
+        data["etaSeconds"] = round(progress.eta_seconds, 1)
+    problems = services.failed_lines(job, limit=100)
+    if problems:
+        data["lineErrors"] = [{"line": line.number, "message": line.error} for line in problems]
+    return data
+
+
+def _own_job(api_key: ApiKey, public_id: str) -> BatchJob | None:
+    return BatchJob.objects.filter(public_id=public_id, api_key=api_key).first()
+
+
+def _not_found(public_id: str) -> JsonResponse:
+    return error_response(404, f"Batch job {public_id} was not found.", errors.NOT_FOUND)
+
+
+def _threshold(raw: str) -> float | None:
+    try:
+        value = float(raw) if raw.isascii() else math.nan
+    except ValueError:
+        return None
+    return value if 0.0 <= value <= 1.0 else None
+
+
+@_authenticated("POST")
+def create(request: HttpRequest, api_key: ApiKey) -> HttpResponseBase:
+    raw = request.GET.get("citationThreshold", str(DEFAULT_CITATION_THRESHOLD))
+    threshold = _threshold(raw)
+    if threshold is None:
+        return error_response(
+            400, "citationThreshold must be a number in [0, 1].", errors.INVALID_ARGUMENT
+        )
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return error_response(
+            413,
+            "Request payload size exceeds the limit: "
+            f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.",
+            errors.INVALID_ARGUMENT,
+        )
+    policy = None
+    if name := request.GET.get("sourcePolicy", ""):
+        policy = SourcePolicy.objects.filter(name=name).first()
+        if policy is None:
+            return error_response(
+                400, f"sourcePolicy: no source policy is named {name!r}.", errors.INVALID_ARGUMENT
+            )
+    try:
+        job = services.create_job(
+            body, citation_threshold=threshold, source_policy=policy, api_key=api_key
+        )
+    except services.BatchInputError as exc:
+        return error_response(400, str(exc), errors.INVALID_ARGUMENT)
+    return JsonResponse(job_json(job))
+
+
+@_authenticated("GET")
+def detail(request: HttpRequest, api_key: ApiKey, public_id: str) -> HttpResponseBase:
+    job = _own_job(api_key, public_id)
+    return _not_found(public_id) if job is None else JsonResponse(job_json(job))
+
+
+@_authenticated("POST")
+def cancel(request: HttpRequest, api_key: ApiKey, public_id: str) -> HttpResponseBase:
+    job = _own_job(api_key, public_id)
+    if job is None:
+        return _not_found(public_id)
+    services.cancel(job)
+    job.refresh_from_db()
+    return JsonResponse(job_json(job))
+
+
+@_authenticated("GET")
+def results(request: HttpRequest, api_key: ApiKey, public_id: str) -> HttpResponseBase:
+    job = _own_job(api_key, public_id)
+    if job is None:
+        return _not_found(public_id)
+    return StreamingHttpResponse(exports.jsonl_lines(job), content_type="application/x-ndjson")

@@ -1,0 +1,133 @@
+"""A job's results as JSONL (faithful) and CSV (for spreadsheets), streamed line by line.
+
+CSV cells that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, CR at the
+start) get a leading apostrophe, so an answer like `=HYPERLINK(...)` stays text; the
+JSONL file is the exact copy.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from grounding_app.batch.models import BatchJob, BatchLine
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+CSV_COLUMNS = (
+    "line",
+    "id",
+    "source",
+    "state",
+    "support_score",
+    "summary",
+    "claims",
+    "unsupported_claims",
+    "excluded_sources_cited",
+    "answer",
+    "error",
+)
+_FIELDS = (
+    "number",
+    "external_id",
+    "source",
+    "labels",
+    "state",
+    "error",
+    "answer",
+    "result",
+    "support_score",
+    "summary",
+    "claim_count",
+    "unsupported_count",
+    "excluded_cited",
+)
+
+
+def _rows(job: BatchJob) -> Iterator[BatchLine]:
+    return BatchLine.objects.filter(job=job).only(*_FIELDS).order_by("number").iterator(500)
+
+
+def claims_of(result: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The first candidate's claims: UTF-8 byte span, text, verdict, score, cited facts."""
+    if not result or not result.get("candidates"):
+        return []
+    candidate = result["candidates"][0]
+    sources = candidate.get("sources", [])
+    claims = []
+    for segment in candidate.get("segments", []):
+        cited = sorted(
+            {
+                sources[n]["fact_index"]
+                for n in segment.get("source_indices", [])
+                if n < len(sources) and sources[n].get("fact_index") is not None
+            }
+        )
+        claims.append(
+            {
+                "startPos": segment["start"],
+                "endPos": segment["end"],
+                "claimText": segment["text"],
+                "verdict": segment.get("verdict") or "no_check",
+                "score": segment.get("score"),
+                "citedFacts": cited,
+            }
+        )
+    return claims
+
+
+def jsonl_lines(job: BatchJob) -> Iterator[str]:
+    for line in _rows(job):
+        data: dict[str, Any] = {"line": line.number, "state": line.state}
+        if line.external_id:
+            data["id"] = line.external_id
+        data.update(source=line.source, labels=line.labels)
+        if line.state == BatchLine.State.DONE:
+            data.update(
+                answer=line.answer,
+                supportScore=line.support_score,
+                summary=line.summary,
+                claims=claims_of(line.result),
+                excludedSourcesCited=line.excluded_cited,
+            )
+        if line.error:
+            data["error"] = line.error
+        yield json.dumps(data, ensure_ascii=False) + "\n"
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    return f"'{text}" if text.startswith(_FORMULA_START) else text
+
+
+class _Echo:
+    """A file-like object whose write returns the line, for streaming csv.writer output."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(job: BatchJob) -> Iterator[str]:
+    writer = csv.writer(_Echo())
+    yield writer.writerow(CSV_COLUMNS)
+    for line in _rows(job):
+        score = "" if line.support_score is None else f"{line.support_score:.6f}"
+        yield writer.writerow(
+            [
+                _cell(value)
+                for value in (
+                    line.number,
+                    line.external_id,
+                    line.source,
+                    line.state,
+                    score,
+                    line.summary,
+                    line.claim_count,
+                    line.unsupported_count,
+                    line.excluded_cited,
+                    line.answer,
+                    line.error,
+                )
+            ]
+        )

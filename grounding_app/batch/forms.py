@@ -1,0 +1,33 @@
+"""The upload form of a batch job."""
+
+from __future__ import annotations
+
+from django import forms
+
+from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
+from grounding_app.policies.forms import PolicyChoiceField
+from grounding_app.policies.models import SourcePolicy
+
+
+class BatchUploadForm(forms.Form):
+    file = forms.FileField(
+        label="JSONL file",
+        help_text=(
+            "One answer per line: the grounding schema, check-grounding requests, Gemini "
+            "responses or agent session outputs."
+        ),
+    )
+    citation_threshold = forms.FloatField(
+        label="Citation threshold",
+        min_value=0.0,
+        max_value=1.0,
+        initial=DEFAULT_CITATION_THRESHOLD,
+        widget=forms.NumberInput(attrs={"step": "0.05"}),
+    )
+    source_policy = PolicyChoiceField(
+        label="Source policy",
+        queryset=SourcePolicy.objects.all(),
+        required=False,
+        empty_label="No policy",
+        help_text="Count the answers that cite a source the policy excludes.",
+    )

@@ -1,0 +1,98 @@
+"""Check a JSONL file of answers as a batch job, with a progress bar in the terminal.
+
+    manage.py grounding_batch IN.jsonl OUT.jsonl [--threshold 0.6] [--policy NAME] [--local]
+
+The job runs on the Celery workers (start them with `celery -A grounding_app.celery
+worker`, as scripts/run does), appears on the batch pages like any other, and OUT gets
+the results export (one JSON line per input line). `--local` checks the lines in this
+process instead, with no broker and no worker. Ctrl-C cancels the job.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from grounding_app.batch import exports, services
+from grounding_app.batch.models import BatchChunk, BatchJob
+from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
+from grounding_app.policies.models import SourcePolicy
+
+
+class Command(BaseCommand):
+    help = "Check every line of a JSONL file as a batch job and write the results as JSONL."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("input", type=Path)
+        parser.add_argument("output", type=Path)
+        parser.add_argument("--threshold", type=float, default=DEFAULT_CITATION_THRESHOLD)
+        parser.add_argument("--policy", default="", help="a source policy's name")
+        parser.add_argument(
+            "--local", action="store_true", help="check in this process, without workers"
+        )
+        parser.add_argument("--poll", type=float, default=0.5, help="seconds between updates")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not 0.0 <= options["threshold"] <= 1.0:
+            raise CommandError("--threshold must be in [0, 1]")
+        policy = None
+        if options["policy"]:
+            policy = SourcePolicy.objects.filter(name=options["policy"]).first()
+            if policy is None:
+                raise CommandError(f"no source policy is named {options['policy']!r}")
+        try:
+            data = options["input"].read_bytes()
+            job = services.create_job(
+                data,
+                name=options["input"].name,
+                citation_threshold=options["threshold"],
+                source_policy=policy,
+                send=not options["local"],
+            )
+        except (OSError, services.BatchInputError) as exc:
+            raise CommandError(str(exc)) from exc
+        self.stderr.write(f"Job {job.public_id}: {job.total} lines")
+        try:
+            self._follow(job, options["local"], options["poll"])
+        except KeyboardInterrupt:
+            services.cancel(job)
+            self.stderr.write("Cancelled; the lines checked so far are written.")
+        job.refresh_from_db()
+        with options["output"].open("w", encoding="utf-8") as out:
+            out.writelines(exports.jsonl_lines(job))
+        progress = services.progress(job)
+        rate = f", {progress.rate:.2f} lines/s" if progress.rate else ""
+        self.stdout.write(
+            f"{progress.done} checked, {progress.failed} failed, {progress.pending} not checked"
+            f"{rate}: {options['output']}"
+        )
+        for line in services.failed_lines(job, limit=10):
+            self.stderr.write(f"  {line.error}")
+
+    def _follow(self, job: BatchJob, local: bool, poll: float) -> None:
+        with tqdm(total=job.total, unit="line", file=self.stderr._out) as bar:
+
+            def update() -> services.Progress:
+                progress = services.progress(job)
+                bar.n = progress.finished
+                bar.set_postfix(failed=progress.failed, refresh=False)
+                bar.refresh()
+                return progress
+
+            update()
+            if local:
+                chunks = BatchChunk.objects.filter(job=job).order_by("first")
+                for chunk_id in chunks.values_list("pk", flat=True):
+                    services.run_chunk(chunk_id)
+                    update()
+                return
+            while True:
+                job.refresh_from_db(fields=["status", "started_at"])
+                update()
+                if not job.active:
+                    return
+                time.sleep(poll)

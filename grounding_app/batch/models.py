@@ -1,0 +1,145 @@
+"""A batch job, its lines (input and result, one row each) and the chunks workers run.
+
+Every line of the uploaded file is stored, so a worker on any machine reads its input
+from the database and the broker carries nothing but chunk ids. Results are written
+onto the line row with a conditional update (`state=pending` -> done/failed) and the
+(job, number) pair is unique, so a chunk run twice (a worker killed and its chunk sent
+again) stores each line's result once. Jobs expire with the retention period like
+reviews; lines and chunks go with their job.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+from grounding_app.retention.expiry import RetentionManager
+
+
+class BatchJob(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        CANCELLED = "cancelled", "Cancelled"
+
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    name = models.CharField(max_length=200, blank=True, help_text="The uploaded file's name.")
+    citation_threshold = models.FloatField(default=0.6)
+    source_policy = models.ForeignKey(
+        "policies.SourcePolicy",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Cited sources are checked against it (SPEC §3's precedence).",
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0, help_text="Non-blank lines in the file.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="batch_jobs",
+    )
+    api_key = models.ForeignKey(
+        "api.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RetentionManager()
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"batch job {self.public_id} ({self.name or 'unnamed'})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("batch:detail", args=[self.public_id])
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class BatchLine(models.Model):
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DONE = "done", "Checked"
+        FAILED = "failed", "Failed"
+
+    job = models.ForeignKey(BatchJob, on_delete=models.CASCADE, related_name="lines")
+    number = models.PositiveIntegerField(help_text="1-based line number in the uploaded file.")
+    raw = models.TextField(blank=True, help_text="The line as uploaded.")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    error = models.TextField(blank=True)
+    external_id = models.CharField(max_length=200, blank=True)
+    source = models.CharField(max_length=200, blank=True, help_text="Dataset source or format.")
+    labels = models.JSONField(default=dict, blank=True, help_text="Metadata to group by.")
+    answer = models.TextField(blank=True)
+    result = models.JSONField(null=True, blank=True, help_text="The grounded answer.")
+    support_score = models.FloatField(null=True, blank=True)
+    summary = models.CharField(max_length=20, blank=True)
+    claim_count = models.PositiveIntegerField(default=0)
+    unsupported_count = models.PositiveIntegerField(default=0)
+    excluded_cited = models.PositiveIntegerField(
+        default=0, help_text="Cited sources that the job's policy excludes."
+    )
+    processed_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="Who wrote the result.")
+    review = models.ForeignKey(
+        "reviews.Review", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    objects = RetentionManager(None, follows=("job",))
+
+    class Meta:
+        ordering = ("job", "number")
+        constraints = [
+            models.UniqueConstraint(fields=("job", "number"), name="batch_line_unique_number")
+        ]
+        indexes = [
+            models.Index(fields=("job", "state"), name="batch_line_state"),
+            models.Index(fields=("job", "support_score"), name="batch_line_score"),
+        ]
+
+    def __str__(self) -> str:
+        return f"line {self.number} of batch job {self.job_id}"
+
+
+class BatchChunk(models.Model):
+    """Lines first..last of a job: one Celery task. `lease_until` is pushed forward after
+    every line; a chunk still running past it belonged to a worker that died, and a
+    sweeper sends it again (see `services.requeue_stalled`)."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+
+    job = models.ForeignKey(BatchJob, on_delete=models.CASCADE, related_name="chunks")
+    first = models.PositiveIntegerField()
+    last = models.PositiveIntegerField()
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    sends = models.PositiveIntegerField(default=0)
+
+    objects = RetentionManager(None, follows=("job",))
+
+    class Meta:
+        ordering = ("job", "first")
+        constraints = [
+            models.UniqueConstraint(fields=("job", "first"), name="batch_chunk_unique_first")
+        ]
+        indexes = [models.Index(fields=("state", "lease_until"), name="batch_chunk_lease")]
+
+    def __str__(self) -> str:
+        return f"lines {self.first}-{self.last} of batch job {self.job_id}"

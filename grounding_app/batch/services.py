@@ -1,0 +1,480 @@
+"""What batch pages, the API, the command and the workers do, without HTTP or Celery.
+
+A job is created in one transaction: every non-blank line becomes a row (bad ones
+already failed, with their line number and the reason), the good ones are cut into
+chunks, and the chunks are sent to the broker once the rows are committed. A worker
+runs a chunk line by line; each result is one conditional update of its line row
+(`pending` -> `done`/`failed`), committed with a push of the chunk's lease. So:
+
+- a worker killed mid-chunk loses at most the line it was checking: the rows written
+  so far stay, and `requeue_stalled` sends the chunk again once its lease runs out;
+- a chunk run twice (sent again, or redelivered by the broker) rewrites nothing: its
+  done lines are skipped, and a line two workers race on is written by one of them.
+
+The broker is only a doorbell; the database holds the work and its state. That is
+what makes a SIGKILL safe on every transport, the embedded SQLite one included,
+whose consumed messages are gone from the queue whether they were acknowledged or
+not (see `grounding_app/celery.py`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Max, Q
+from django.utils import timezone
+
+from grounding_app.batch.lines import Check, LineError, check, parse, request_for
+from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
+from grounding_app.policies.models import SourcePolicy
+from grounding_app.policies.services import attach_to_review
+from grounding_app.reviews.models import Review
+from grounding_app.reviews.serialize import grounded_from_json
+from grounding_app.reviews.services import save_review, with_unsupported_words
+
+logger = logging.getLogger(__name__)
+
+MAX_BATCH_BYTES = 16 * 1024 * 1024
+MAX_BATCH_LINES = 100_000
+MAX_LINE_CHARS = 1024 * 1024  # one request of 200 facts of 10,000 characters fits
+ROWS_PER_INSERT = 1000
+ACTIVE = (BatchJob.Status.QUEUED, BatchJob.Status.RUNNING)
+
+
+class BatchInputError(ValueError):
+    """The file as a whole cannot be a job (too large, no lines); bad lines are not this."""
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+# --- creating a job --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Row:
+    number: int
+    raw: str
+    error: str = ""
+    external_id: str = ""
+    source: str = ""
+    labels: dict[str, str] | None = None
+    answer: str = ""
+
+
+def _read(number: int, data: bytes) -> _Row:
+    try:
+        raw = data.decode("utf-8").removeprefix("\ufeff").rstrip("\r")
+    except UnicodeDecodeError as exc:
+        return _Row(number, "", f"line {number}: not UTF-8 (byte {exc.start} of the line).")
+    if len(raw) > MAX_LINE_CHARS:
+        return _Row(number, "", f"line {number}: longer than {MAX_LINE_CHARS:,} characters.")
+    if "\x00" in raw:  # PostgreSQL cannot store NUL in text, and JSON never needs one raw
+        return _Row(number, "", f"line {number}: holds a NUL character.")
+    try:
+        parsed = parse(raw, number)
+    except LineError as exc:
+        return _Row(number, raw, str(exc))
+    item = parsed.item
+    return _Row(
+        number, raw, "", item.external_id[:200], item.source[:200], parsed.labels, item.answer
+    )
+
+
+def _rows(data: bytes) -> Iterator[_Row]:
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            yield _read(number, line)
+
+
+def _chunks(numbers: list[int], size: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, len(numbers), size):
+        part = numbers[start : start + size]
+        yield part[0], part[-1]
+
+
+def create_job(
+    data: bytes,
+    *,
+    name: str = "",
+    citation_threshold: float = 0.6,
+    source_policy: SourcePolicy | None = None,
+    user: Any = None,
+    api_key: Any = None,
+    send: bool = True,
+) -> BatchJob:
+    """Store a job and its lines, and (after commit) send its chunks to the workers."""
+    if len(data) > MAX_BATCH_BYTES:
+        raise BatchInputError(f"the file is {len(data):,} bytes; at most {MAX_BATCH_BYTES:,}.")
+    rows = list(_rows(data))
+    if not rows:
+        raise BatchInputError("the file holds no lines: one JSON object per line.")
+    if len(rows) > MAX_BATCH_LINES:
+        raise BatchInputError(f"{len(rows):,} lines: at most {MAX_BATCH_LINES:,} per job.")
+    now = timezone.now()
+    with transaction.atomic():
+        job = BatchJob.objects.create(
+            name=name[:200],
+            citation_threshold=citation_threshold,
+            source_policy=source_policy,
+            total=len(rows),
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+            api_key=api_key,
+            created_at=now,
+        )
+        BatchLine.objects.bulk_create(
+            (
+                BatchLine(
+                    job=job,
+                    number=row.number,
+                    raw=row.raw,
+                    state=BatchLine.State.FAILED if row.error else BatchLine.State.PENDING,
+                    error=row.error,
+                    external_id=row.external_id,
+                    source=row.source,
+                    labels=row.labels or {},
+                    answer=row.answer,
+                )
+                for row in rows
+            ),
+            batch_size=ROWS_PER_INSERT,
+        )
+        good = [row.number for row in rows if not row.error]
+        chunks = BatchChunk.objects.bulk_create(
+            (
+                BatchChunk(job=job, first=first, last=last, lease_until=now + _queued_timeout())
+                for first, last in _chunks(good, settings.BATCH_CHUNK_LINES)
+            ),
+            batch_size=ROWS_PER_INSERT,
+        )
+        if not chunks:
+            job.status = BatchJob.Status.DONE
+            job.finished_at = now
+            job.save(update_fields=["status", "finished_at"])
+        elif send:
+            ids = list(BatchChunk.objects.filter(job=job).values_list("pk", flat=True))
+            transaction.on_commit(lambda: send_chunks(ids))
+    return job
+
+
+def send_chunks(ids: Iterable[int]) -> None:
+    """Ring the doorbell for each chunk; a broker that is down only delays the job
+    (the sweeper sends queued chunks again after BATCH_QUEUED_TIMEOUT)."""
+    from grounding_app.batch.tasks import send
+
+    try:
+        send(list(ids))
+    except Exception:
+        logger.exception("could not send batch chunks to the broker; the sweeper will retry")
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.BATCH_LEASE_SECONDS)
+
+
+def _queued_timeout() -> timedelta:
+    return timedelta(seconds=settings.BATCH_QUEUED_TIMEOUT)
+
+
+# --- running a chunk -------------------------------------------------------------
+
+
+def _outcome(raw: str, number: int, job: BatchJob, run: Check | None) -> dict[str, Any]:
+    """The fields a line's row gets once it has been checked (or has failed)."""
+    try:
+        item = parse(raw, number).item
+        outcome = check(item, job.citation_threshold, run, job.source_policy)
+    except LineError as exc:
+        return {"state": BatchLine.State.FAILED, "error": str(exc)}
+    except Exception:
+        logger.exception("the engine failed on line %d", number)
+        return {"state": BatchLine.State.FAILED, "error": f"line {number}: the engine failed."}
+    return {
+        "state": BatchLine.State.DONE,
+        "result": outcome.result,
+        "support_score": outcome.support_score,
+        "summary": outcome.summary,
+        "claim_count": outcome.claim_count,
+        "unsupported_count": outcome.unsupported_count,
+        "excluded_cited": outcome.excluded_cited,
+    }
+
+
+def run_chunk(chunk_id: int, *, run: Check | None = None, worker: str = "") -> int:
+    """Check the pending lines of one chunk; returns how many results this call wrote."""
+    chunk = BatchChunk.objects.select_related("job__source_policy").filter(pk=chunk_id).first()
+    if chunk is None or chunk.state == BatchChunk.State.DONE or not chunk.job.active:
+        return 0
+    job = chunk.job
+    worker = worker or worker_name()
+    now = timezone.now()
+    BatchChunk.objects.filter(pk=chunk.pk).exclude(state=BatchChunk.State.DONE).update(
+        state=BatchChunk.State.RUNNING, lease_until=now + _lease()
+    )
+    BatchJob.objects.filter(pk=job.pk, status=BatchJob.Status.QUEUED).update(
+        status=BatchJob.Status.RUNNING, started_at=now
+    )
+    # The job was live a moment ago; per line, the unfiltered managers save the
+    # retention subqueries (a job that expires meanwhile is purged with its lines).
+    lines, chunks = BatchLine._base_manager, BatchChunk._base_manager
+    pending = list(
+        lines.filter(
+            job=job,
+            number__gte=chunk.first,
+            number__lte=chunk.last,
+            state=BatchLine.State.PENDING,
+        )
+        .order_by("number")
+        .values_list("pk", "number")
+    )
+    written = 0
+    for pk, number in pending:
+        # One read per line: stop at once when the job is cancelled, skip a line that
+        # another run of this chunk has written meanwhile.
+        current = lines.filter(pk=pk).values_list("state", "job__status", "raw").first()
+        state, status, raw = current or ("", "", "")
+        if status not in ACTIVE:
+            return written
+        if state != BatchLine.State.PENDING:
+            continue
+        fields = _outcome(raw, number, job, run)
+        with transaction.atomic():
+            written += lines.filter(pk=pk, state=BatchLine.State.PENDING).update(
+                **fields, processed_at=timezone.now(), worker=worker[:200]
+            )
+            chunks.filter(pk=chunk.pk).update(lease_until=timezone.now() + _lease())
+    BatchChunk.objects.filter(pk=chunk.pk).update(state=BatchChunk.State.DONE)
+    finish_if_complete(job)
+    return written
+
+
+def finish_if_complete(job: BatchJob) -> bool:
+    """Mark the job done once every chunk is; each chunk commits its own state first,
+    so the last one to finish always sees the others done."""
+    if BatchChunk.objects.filter(job=job).exclude(state=BatchChunk.State.DONE).exists():
+        return False
+    return bool(
+        BatchJob.objects.filter(pk=job.pk, status__in=ACTIVE).update(
+            status=BatchJob.Status.DONE, finished_at=timezone.now()
+        )
+    )
+
+
+def requeue_stalled(limit: int = 1000) -> list[int]:
+    """Send again the chunks whose worker is gone; returns their ids.
+
+    - a running chunk whose lease ran out: its worker stopped pushing the lease (it was
+      killed, or its machine went away);
+    - a queued chunk sent more than BATCH_QUEUED_TIMEOUT ago while no worker has
+      written a line for a lease period (no running or done chunk has a lease still
+      ahead): work is waiting and nobody works, so its message went with a dead worker
+      (the embedded transport forgets a message once it is handed out).
+
+    Each resend is a conditional update on the lease it read, so two sweepers never
+    send the same chunk twice for one expiry.
+    """
+    now = timezone.now()
+    active = BatchChunk.objects.filter(job__status__in=ACTIVE)
+    stale = active.filter(state=BatchChunk.State.RUNNING, lease_until__lt=now)
+    busy = active.exclude(state=BatchChunk.State.QUEUED).filter(lease_until__gte=now)
+    if not busy.exists():
+        stale = stale | active.filter(state=BatchChunk.State.QUEUED, lease_until__lt=now)
+    sent = [
+        pk
+        for pk, lease in stale.values_list("pk", "lease_until")[:limit]
+        if BatchChunk.objects.filter(pk=pk, lease_until=lease).update(
+            state=BatchChunk.State.QUEUED,
+            lease_until=now + _queued_timeout(),
+            sends=F("sends") + 1,
+        )
+    ]
+    if sent:
+        logger.warning("sending %d stalled batch chunks again", len(sent))
+        send_chunks(sent)
+    return sent
+
+
+def cancel(job: BatchJob) -> bool:
+    """Stop a job: workers stop at their next line; lines not yet checked stay pending."""
+    return bool(
+        BatchJob.objects.filter(pk=job.pk, status__in=ACTIVE).update(
+            status=BatchJob.Status.CANCELLED, finished_at=timezone.now()
+        )
+    )
+
+
+# --- progress and results --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Progress:
+    total: int
+    done: int
+    failed: int
+    pending: int
+    rate: float | None  # lines per second checked by workers
+    eta_seconds: float | None
+
+    @property
+    def finished(self) -> int:
+        return self.done + self.failed
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.finished / self.total) if self.total else 100
+
+    @property
+    def eta_text(self) -> str:
+        if self.eta_seconds is None:
+            return "—"
+        seconds = round(self.eta_seconds)
+        if seconds >= 3600:
+            return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+        if seconds >= 60:
+            return f"{seconds // 60} min {seconds % 60:02d} s"
+        return f"{seconds} s"
+
+
+def progress(job: BatchJob) -> Progress:
+    counts = dict(
+        BatchLine.objects.filter(job=job).values_list("state").annotate(n=Count("pk")).order_by()
+    )
+    checked = BatchLine.objects.filter(job=job).aggregate(
+        n=Count("pk", filter=Q(processed_at__isnull=False)), last=Max("processed_at")
+    )
+    pending = counts.get(BatchLine.State.PENDING, 0)
+    rate = eta = None
+    if job.started_at is not None and checked["n"]:
+        end = timezone.now() if job.active else (checked["last"] or timezone.now())
+        elapsed = (end - job.started_at).total_seconds()
+        if elapsed > 0:
+            rate = checked["n"] / elapsed
+            eta = pending / rate if job.active else None
+    return Progress(
+        total=job.total,
+        done=counts.get(BatchLine.State.DONE, 0),
+        failed=counts.get(BatchLine.State.FAILED, 0),
+        pending=pending,
+        rate=rate,
+        eta_seconds=eta,
+    )
+
+
+HISTOGRAM_BINS = 10
+
+
+def score_histogram(job: BatchJob) -> list[int]:
+    """Checked lines per support-score bin of width 0.1 (1.0 falls in the last)."""
+    bins = [0] * HISTOGRAM_BINS
+    scores = BatchLine.objects.filter(job=job, support_score__isnull=False)
+    for (score,) in scores.values_list("support_score").iterator(chunk_size=2000):
+        if score is not None:
+            bins[min(int(score * HISTOGRAM_BINS), HISTOGRAM_BINS - 1)] += 1
+    return bins
+
+
+@dataclass(frozen=True)
+class GroupRate:
+    value: str
+    lines: int
+    unsupported: int
+    mean_score: float | None
+
+    @property
+    def rate(self) -> float:
+        return self.unsupported / self.lines if self.lines else 0.0
+
+
+def group_keys(job: BatchJob) -> list[str]:
+    """The metadata fields that lines of this job carry, for the group-by choice."""
+    keys: Counter[str] = Counter()
+    for (labels,) in BatchLine.objects.filter(job=job).values_list("labels")[:5000]:
+        keys.update(labels or {})
+    return sorted(keys)
+
+
+def unsupported_by(job: BatchJob, key: str) -> list[GroupRate]:
+    """Per value of metadata field `key`: checked lines, lines with an unsupported claim
+    and the mean support score; worst rate first."""
+    lines: Counter[str] = Counter()
+    unsupported: Counter[str] = Counter()
+    scores: defaultdict[str, list[float]] = defaultdict(list)
+    rows = BatchLine.objects.filter(job=job, state=BatchLine.State.DONE).values_list(
+        "labels", "unsupported_count", "support_score"
+    )
+    for labels, count, score in rows.iterator(chunk_size=2000):
+        value = (labels or {}).get(key, "(none)")
+        lines[value] += 1
+        unsupported[value] += count > 0
+        if score is not None:
+            scores[value].append(score)
+    groups = [
+        GroupRate(
+            value,
+            n,
+            unsupported[value],
+            sum(scores[value]) / len(scores[value]) if scores[value] else None,
+        )
+        for value, n in lines.items()
+    ]
+    return sorted(groups, key=lambda g: (-g.rate, -g.lines, g.value))
+
+
+def worst_lines(job: BatchJob, limit: int = 25) -> list[BatchLine]:
+    """Checked lines, lowest support score first (lines without a score last)."""
+    return list(
+        BatchLine.objects.filter(job=job, state=BatchLine.State.DONE)
+        .order_by(F("support_score").asc(nulls_last=True), "-unsupported_count", "number")
+        .defer("raw", "result")[:limit]
+    )
+
+
+def excluded_answers(job: BatchJob) -> int:
+    """Checked answers that cite a source the job's policy excludes."""
+    return BatchLine.objects.filter(job=job, excluded_cited__gt=0).count()
+
+
+def failed_lines(job: BatchJob, limit: int = 50) -> list[BatchLine]:
+    return list(
+        BatchLine.objects.filter(job=job, state=BatchLine.State.FAILED)
+        .order_by("number")
+        .only("number", "error")[:limit]
+    )
+
+
+def review_for(user: Any, line: BatchLine) -> Review:
+    """The line's review, saved on first demand (not per line: a 50,000-line job would
+    otherwise fill the review list with answers nobody opens).
+
+    The review is dated when its job was uploaded, so it expires with the job: the
+    answer may hold a search service's results, which may be kept only so long.
+    """
+    if line.review_id is not None and (review := Review.objects.filter(pk=line.review_id).first()):
+        return review
+    if line.result is None:
+        raise ValueError("only a checked line has a review")
+    request = request_for(parse(line.raw, line.number).item, line.job.citation_threshold)
+    review = save_review(
+        user,
+        with_unsupported_words(grounded_from_json(line.result), request),
+        source_format=Review.Format.CHECK_GROUNDING,
+        request=request,
+        raw_payload=line.raw,
+        engine_checked=True,
+    )
+    Review.objects.filter(pk=review.pk).update(created_at=line.job.created_at)
+    if line.job.source_policy is not None:
+        attach_to_review(review, line.job.source_policy, user)
+    BatchLine.objects.filter(pk=line.pk).update(review=review)
+    review.refresh_from_db()
+    return review

@@ -1,0 +1,131 @@
+"""Thin views of batch jobs; each declares its one access rule first.
+
+The job page polls its progress partial with htmx while the job runs (the partial
+stops carrying the trigger once the job is over, and then asks for the full page,
+so the results appear); without JavaScript the page offers a reload link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRefresh
+
+from grounding_app.accounts.roles import ADMIN, REVIEWER, role_required
+from grounding_app.batch import exports, services
+from grounding_app.batch.charts import histogram_svg
+from grounding_app.batch.forms import BatchUploadForm
+from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.htmx import HtmxHttpRequest
+
+reviewers = role_required(REVIEWER, ADMIN)
+
+JOBS_SHOWN = 50
+
+
+def _job(public_id: str) -> BatchJob:
+    return get_object_or_404(BatchJob.objects.select_related("source_policy"), public_id=public_id)
+
+
+@reviewers
+@require_http_methods(["GET", "POST"])
+def job_list(request: HttpRequest) -> HttpResponse:
+    form = BatchUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            job = services.create_job(
+                upload.read(services.MAX_BATCH_BYTES + 1),
+                name=upload.name or "",
+                citation_threshold=form.cleaned_data["citation_threshold"],
+                source_policy=form.cleaned_data["source_policy"],
+                user=request.user,
+            )
+        except services.BatchInputError as exc:
+            form.add_error("file", str(exc))
+        else:
+            return redirect(job)
+    jobs = BatchJob.objects.select_related("created_by")[:JOBS_SHOWN]
+    status = 400 if request.method == "POST" else 200
+    return render(request, "batch/list.html", {"form": form, "jobs": jobs}, status=status)
+
+
+def _progress_context(job: BatchJob) -> dict[str, object]:
+    return {"job": job, "progress": services.progress(job)}
+
+
+@reviewers
+@require_GET
+def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
+    job = _job(public_id)
+    keys = services.group_keys(job)
+    default = "source" if "source" in keys else "format"
+    key = request.GET.get("by", default)
+    if key not in keys:
+        key = default
+    context = {
+        **_progress_context(job),
+        "histogram": histogram_svg(services.score_histogram(job)),
+        "keys": keys,
+        "key": key,
+        "groups": services.unsupported_by(job, key),
+        "worst": services.worst_lines(job),
+        "failed": services.failed_lines(job),
+        "excluded": services.excluded_answers(job) if job.source_policy_id else None,
+    }
+    return render(request, "batch/detail.html", context)
+
+
+@reviewers
+@require_GET
+def job_progress(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
+    """The progress partial; once the job is over, htmx reloads the whole page so the
+    results show (the partial's `data-active` says whether the page saw it running)."""
+    job = _job(public_id)
+    if request.htmx and not job.active and request.GET.get("was") == "active":
+        return HttpResponseClientRefresh()
+    return render(request, "batch/detail.html#progress", _progress_context(job))
+
+
+@reviewers
+@require_POST
+def job_cancel(request: HttpRequest, public_id: str) -> HttpResponse:
+    job = _job(public_id)
+    if services.cancel(job):
+        messages.success(request, "The job is cancelled; lines already checked are kept.")
+    return redirect(job)
+
+
+@reviewers
+@require_POST
+def line_review(request: HttpRequest, public_id: str, number: int) -> HttpResponse:
+    """Open (saving on first use) the review page of one checked line."""
+    job = _job(public_id)
+    line = get_object_or_404(BatchLine, job=job, number=number, state=BatchLine.State.DONE)
+    return redirect(services.review_for(request.user, line))
+
+
+def _download(lines: Iterator[str], filename: str, content_type: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@reviewers
+@require_GET
+def export_jsonl(request: HttpRequest, public_id: str) -> StreamingHttpResponse:
+    job = _job(public_id)
+    return _download(
+        exports.jsonl_lines(job), f"batch-{job.public_id}.jsonl", "application/x-ndjson"
+    )
+
+
+@reviewers
+@require_GET
+def export_csv(request: HttpRequest, public_id: str) -> StreamingHttpResponse:
+    job = _job(public_id)
+    return _download(exports.csv_lines(job), f"batch-{job.public_id}.csv", "text/csv")

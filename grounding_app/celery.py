@@ -1,0 +1,42 @@
+"""The Celery app, configured from Django settings (`CELERY_*`), for batch jobs.
+
+Start a worker with `celery -A grounding_app.celery worker` (scripts/run does).
+
+Broker: Redis when `REDIS_URL` is set (production, several worker machines), else
+kombu's SQLAlchemy transport on a SQLite file under `var/`, so `scripts/run` needs no
+server. Tasks are acknowledged late and rejected back to the queue when a pool
+process dies, so a crashed child's chunk is redelivered by Celery itself. Neither
+embedded kombu transport (SQLAlchemy or filesystem) redelivers a message whose whole
+worker was SIGKILLed: both hide a message from the queue when they hand it out and
+keep the unacknowledged copy in the dead worker's memory. SQLAlchemy/SQLite was chosen
+because handing out is one `BEGIN IMMEDIATE` transaction, so a message goes to exactly
+one worker, where the filesystem transport moves files into the temp directory by
+copy-and-delete across file systems, and two workers can read the same one. What a
+killed worker held is recovered from the database instead: every chunk carries a
+lease that its worker pushes after each line, and a sweeper in every worker sends
+again a chunk whose lease ran out (`batch.services.requeue_stalled`). On Redis,
+acks_late redelivers too, after the visibility timeout; both paths are idempotent.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from celery import Celery
+from celery.signals import celeryd_init
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_app.settings")
+
+app = Celery("grounding_app")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks(["grounding_app.batch"])
+
+
+@celeryd_init.connect
+def share_cores(options: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    """Share the cores among the pool processes' torch thread pools, unless
+    OMP_NUM_THREADS is set, as gunicorn.conf.py does for web workers."""
+    cores = os.cpu_count() or 1
+    concurrency = int((options or {}).get("concurrency") or cores)
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, cores // concurrency)))

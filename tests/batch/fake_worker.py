@@ -1,0 +1,56 @@
+"""A real Celery worker process for tests, with the instant fake engine of conftest.
+
+Run as `python -m tests.batch.fake_worker NAME`; the environment says which broker,
+queue and database (see conftest.py). FAKE_LINE_DELAY slows down the check of an answer
+that says "slowly", so a test can kill the worker mid-job; FAKE_ENGINE_LOG gets one
+line per check actually run, so a test can count how often the engine saw each answer.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_app.settings")
+django.setup()
+
+from grounding_app.celery import app  # noqa: E402
+from grounding_app.engine import service  # noqa: E402
+from grounding_app.engine.encoders import HashingEncoder  # noqa: E402
+from grounding_app.engine.judges import FeatureJudge  # noqa: E402
+from grounding_app.engine.pipeline import GroundingEngine  # noqa: E402
+from grounding_app.engine.types import CheckRequest, CheckResponse  # noqa: E402
+from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS  # noqa: E402
+
+DELAY = float(os.environ.get("FAKE_LINE_DELAY", "0"))
+LOG = os.environ.get("FAKE_ENGINE_LOG", "")
+
+
+class SlowLoggedEngine(GroundingEngine):
+    def check(self, request: CheckRequest) -> CheckResponse:
+        if "slowly" in request.answer:
+            time.sleep(DELAY)
+        if LOG:
+            with open(LOG, "a", encoding="utf-8") as log:
+                log.write(request.answer.replace("\n", " ") + "\n")
+        return super().check(request)
+
+
+encoder = HashingEncoder()
+service.set_default_engine(
+    SlowLoggedEngine(encoder, FeatureJudge(encoder, FAKE_JUDGE_WEIGHTS, FAKE_JUDGE_BIAS))
+)
+app.worker_main(
+    [
+        "worker",
+        "--pool=solo",
+        "--loglevel=INFO",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        f"--hostname={sys.argv[1]}@%h",
+    ]
+)

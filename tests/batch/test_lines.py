@@ -1,0 +1,84 @@
+"""Parsing one line of each accepted shape, and checking it (no Django database)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grounding_app.batch.lines import LineError, check, parse, request_for
+from grounding_app.engine.pipeline import GroundingEngine
+from tests.batch.conftest import grounding_line
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
+
+
+def _one_line(name: str) -> str:
+    return json.dumps(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+
+
+def test_a_grounding_schema_line_keeps_its_id_source_and_meta() -> None:
+    data = json.loads(grounding_line(3))
+    data["meta"] = {"model": "m-7", "nested": {"no": 1}}
+    parsed = parse(json.dumps(data), 4)
+    assert parsed.item.external_id == "ex-3"
+    assert parsed.item.answer.startswith("Item 3 was made")
+    assert parsed.labels == {"format": "grounding", "source": "news", "model": "m-7"}
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("check_grounding_request.json", "check_grounding"),
+        ("check_grounding_pair.json", "check_grounding"),
+        ("gemini_web_search.json", "gemini"),
+        ("agent_session_output.json", "agent"),
+    ],
+)
+def test_every_import_shape_is_a_line(name: str, kind: str) -> None:
+    parsed = parse(_one_line(name), 1)
+    assert parsed.labels["format"] == kind
+    assert parsed.item.answer and parsed.item.facts
+
+
+def test_user_labels_of_a_request_are_metadata() -> None:
+    data = json.loads(_one_line("check_grounding_request.json"))
+    data["userLabels"] = {"team": "search", "format": "not-overwritten"}
+    assert parse(json.dumps(data), 1).labels == {"format": "check_grounding", "team": "search"}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "line 7: not valid JSON"),
+        ("[]", "line 7: the array is empty"),
+        ('{"claim": "x", "facts": 3}', "line 7: 'facts' must be a list"),
+        ('{"answerCandidate": "", "facts": []}', "line 7: answerCandidate"),
+    ],
+)
+def test_a_bad_line_names_its_number(line: str, message: str) -> None:
+    with pytest.raises(LineError) as caught:
+        parse(line, 7)
+    assert str(caught.value).startswith(message)
+
+
+def test_check_gives_the_review_shape(fake_engine: GroundingEngine) -> None:
+    item = parse(grounding_line(2, supported=False), 1).item
+    outcome = check(item, 0.6)
+    assert outcome.summary == "unsupported"
+    assert outcome.claim_count == outcome.unsupported_count == 1
+    assert outcome.result["format"] == "check_grounding"
+
+
+def test_sources_without_text_are_not_judged_on(fake_engine: GroundingEngine) -> None:
+    """A Gemini web chunk has a title and a link but no text: it is left out of the
+    check, and a claim the other facts do not support gets no verdict and no score."""
+    item = parse(_one_line("gemini_web_search.json"), 1).item
+    assert item.meta["facts_without_text"]
+    request = request_for(item, 0.6)
+    assert len(request.facts) == len(item.facts) - len(item.meta["facts_without_text"])
+    outcome = check(item, 0.6)
+    verdicts = {s["verdict"] for s in outcome.result["candidates"][0]["segments"]}
+    assert "unsupported" not in verdicts and outcome.unsupported_count == 0
+    assert outcome.support_score is None

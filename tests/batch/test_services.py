@@ -1,0 +1,221 @@
+"""Jobs without a broker: creation, chunks run in this process, idempotency, cancel,
+the sweeper's rules, progress and the results figures."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from grounding_app.batch import services
+from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
+from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.types import CheckRequest, CheckResponse
+from grounding_app.reviews.models import Review
+from tests.batch.conftest import grounding_line, jsonl
+
+pytestmark = pytest.mark.django_db
+
+
+def _run_all(job: BatchJob) -> None:
+    for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
+        services.run_chunk(chunk_id)
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Chunk ids sent to the broker (none is reached)."""
+    ids: list[int] = []
+    monkeypatch.setattr("grounding_app.batch.tasks.send", ids.extend)
+    return ids
+
+
+def test_bad_lines_are_failed_at_once_and_the_rest_is_chunked(
+    settings: Any, fake_engine: GroundingEngine
+) -> None:
+    settings.BATCH_CHUNK_LINES = 20
+    data = jsonl(50, bad=(3,)) + b"\n\n\xff\xfe\n" + grounding_line(99).encode()[:-1] + b"\x00}\n"
+    job = services.create_job(data, name="x.jsonl", send=False)
+    assert job.total == 52  # blank lines are not lines; their numbers still count
+    failed = dict(BatchLine.objects.filter(job=job, state="failed").values_list("number", "error"))
+    assert set(failed) == {3, 53, 54}
+    assert failed[3].startswith("line 3: not valid JSON")
+    assert failed[53] == "line 53: not UTF-8 (byte 0 of the line)."
+    assert failed[54] == "line 54: holds a NUL character."
+    chunks = list(BatchChunk.objects.filter(job=job).values_list("first", "last"))
+    assert chunks == [(1, 21), (22, 41), (42, 50)]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [(b"", "no lines"), (b"\n \n", "no lines")],
+)
+def test_a_file_without_lines_is_refused(data: bytes, message: str) -> None:
+    with pytest.raises(services.BatchInputError, match=message):
+        services.create_job(data)
+
+
+def test_a_job_of_bad_lines_only_is_done_at_once() -> None:
+    job = services.create_job(b"{\n[1]\n", send=False)
+    assert job.status == BatchJob.Status.DONE
+    assert services.progress(job).failed == 2
+
+
+def test_chunks_are_sent_after_commit(
+    sent: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        job = services.create_job(jsonl(45))
+    assert sent == list(BatchChunk.objects.filter(job=job).values_list("pk", flat=True))
+
+
+def test_a_chunk_run_twice_writes_each_line_once(fake_engine: GroundingEngine) -> None:
+    job = services.create_job(jsonl(30), send=False)
+    chunk = BatchChunk.objects.filter(job=job).first()
+    assert chunk is not None
+    assert services.run_chunk(chunk.pk) == 20
+    BatchChunk.objects.filter(pk=chunk.pk).update(state=BatchChunk.State.RUNNING)  # resent
+    assert services.run_chunk(chunk.pk) == 0
+    _run_all(job)
+    job.refresh_from_db()
+    assert job.status == BatchJob.Status.DONE and job.finished_at is not None
+    assert BatchLine.objects.filter(job=job, state="done").count() == 30
+
+
+def test_a_line_written_by_another_run_meanwhile_is_skipped(
+    fake_engine: GroundingEngine,
+) -> None:
+    job = services.create_job(jsonl(3), send=False)
+    chunk = BatchChunk.objects.get(job=job)
+    seen: list[str] = []
+
+    def run(request: CheckRequest) -> CheckResponse:
+        seen.append(request.answer)
+        if len(seen) == 1:  # another worker finishes line 2 while this one checks line 1
+            BatchLine.objects.filter(job=job, number=2).update(state="done", worker="other")
+        return fake_engine.check(request)
+
+    assert services.run_chunk(chunk.pk, run=run) == 2
+    assert len(seen) == 2
+    assert BatchLine.objects.get(job=job, number=2).worker == "other"
+
+
+def test_cancel_stops_a_running_chunk_at_the_next_line(fake_engine: GroundingEngine) -> None:
+    job = services.create_job(jsonl(10), send=False)
+    chunk = BatchChunk.objects.get(job=job)
+    checked: list[str] = []
+
+    def run(request: CheckRequest) -> CheckResponse:
+        checked.append(request.answer)
+        if len(checked) == 3:
+            assert services.cancel(job)
+        return fake_engine.check(request)
+
+    assert services.run_chunk(chunk.pk, run=run) == 3
+    job.refresh_from_db()
+    assert job.status == BatchJob.Status.CANCELLED
+    assert BatchLine.objects.filter(job=job, state="pending").count() == 7
+    assert services.run_chunk(chunk.pk, run=run) == 0  # a resent chunk does nothing
+    assert not services.cancel(job)  # only once
+
+
+def test_the_sweeper_resends_what_a_dead_worker_held(sent: list[int]) -> None:
+    job = services.create_job(jsonl(60), send=False)
+    first, second, third = BatchChunk.objects.filter(job=job).order_by("first")
+    past, future = timezone.now() - timedelta(seconds=1), timezone.now() + timedelta(hours=1)
+    BatchChunk.objects.filter(pk=first.pk).update(state="running", lease_until=past)
+    BatchChunk.objects.filter(pk=second.pk).update(state="running", lease_until=future)
+    BatchChunk.objects.filter(pk=third.pk).update(lease_until=past)  # queued long ago
+    # The second chunk is alive, so the queued one is only waiting its turn.
+    assert services.requeue_stalled() == [first.pk]
+    assert services.requeue_stalled() == []  # its lease was renewed with the resend
+    BatchChunk.objects.filter(pk=second.pk).update(state="done")
+    # The second chunk has just finished: its worker is about to take the next one.
+    assert services.requeue_stalled() == []
+    BatchChunk.objects.filter(pk=second.pk).update(lease_until=past)
+    # Nobody has written a line for a lease period, yet work waits: the queued chunk's
+    # message was lost.
+    assert services.requeue_stalled() == [third.pk]
+    assert sent == [first.pk, third.pk]
+    first.refresh_from_db()
+    assert (first.state, first.sends) == ("queued", 1)
+
+
+def test_the_sweeper_leaves_finished_and_cancelled_jobs_alone(sent: list[int]) -> None:
+    job = services.create_job(jsonl(5), send=False)
+    BatchChunk.objects.filter(job=job).update(
+        state="running", lease_until=timezone.now() - timedelta(seconds=1)
+    )
+    services.cancel(job)
+    assert services.requeue_stalled() == []
+
+
+def test_progress_rate_and_eta(fake_engine: GroundingEngine, settings: Any) -> None:
+    settings.BATCH_CHUNK_LINES = 10
+    job = services.create_job(jsonl(20, bad=(20,)), send=False)
+    start = timezone.now() - timedelta(seconds=10)
+    services.run_chunk(BatchChunk.objects.filter(job=job).order_by("first")[0].pk)
+    BatchJob.objects.filter(pk=job.pk).update(started_at=start)
+    job.refresh_from_db()
+    progress = services.progress(job)
+    assert (progress.done, progress.failed, progress.pending) == (10, 1, 9)
+    assert progress.rate is not None and 0.9 < progress.rate <= 1.0
+    assert progress.eta_seconds is not None and 8 < progress.eta_seconds < 10
+    assert progress.percent == 55
+    assert progress.eta_text.endswith(" s")
+
+
+def test_results_figures(fake_engine: GroundingEngine) -> None:
+    job = services.create_job(jsonl(30, bad=(1,)), send=False)
+    _run_all(job)
+    histogram = services.score_histogram(job)
+    assert sum(histogram) == 29
+    assert services.group_keys(job) == ["format", "source"]
+    groups = {g.value: g for g in services.unsupported_by(job, "source")}
+    assert set(groups) == {"news", "wiki"}
+    assert groups["news"].lines + groups["wiki"].lines == 29
+    assert groups["news"].unsupported + groups["wiki"].unsupported == 6  # 5, 10, …, 30
+    worst = services.worst_lines(job, limit=6)
+    assert {line.number for line in worst} == {5, 10, 15, 20, 25, 30}
+    assert [line.number for line in services.failed_lines(job)] == [1]
+
+
+def test_a_review_is_saved_on_first_demand_only(
+    fake_engine: GroundingEngine, make_user: Any
+) -> None:
+    user = make_user("reviewer")
+    job = services.create_job(jsonl(2), send=False)
+    _run_all(job)
+    assert Review.objects.count() == 0
+    line = BatchLine.objects.select_related("job").get(job=job, number=2)
+    review = services.review_for(user, line)
+    line.refresh_from_db()
+    assert services.review_for(user, line) == review
+    assert Review.objects.count() == 1
+    assert review.answer == line.answer and review.engine_checked
+    assert review.citation_threshold == job.citation_threshold
+
+
+def test_a_source_policy_counts_cited_excluded_sources_and_goes_to_the_review(
+    fake_engine: GroundingEngine, make_user: Any
+) -> None:
+    from grounding_app.policies.models import SourcePolicy
+    from grounding_app.policies.services import review_policy
+
+    policy = SourcePolicy.objects.create(name="No tabloids", excluded_domains=["tabloid.example"])
+    lines = []
+    for n, domain in enumerate(("tabloid.example", "news.tabloid.example", "atlas.example")):
+        line = json.loads(grounding_line(n + 1))
+        line["facts"][0]["attributes"] = {"domain": domain}
+        lines.append(json.dumps(line))
+    job = services.create_job("\n".join(lines).encode(), source_policy=policy, send=False)
+    _run_all(job)
+    cited = dict(BatchLine.objects.filter(job=job).values_list("number", "excluded_cited"))
+    assert cited == {1: 1, 2: 1, 3: 0}
+    assert services.excluded_answers(job) == 2
+    line = BatchLine.objects.select_related("job__source_policy").get(job=job, number=1)
+    review = services.review_for(make_user("reviewer"), line)
+    assert review_policy(review) == policy
