@@ -14,7 +14,6 @@ batches of items, so a large project never sits in memory at once.
 
 from __future__ import annotations
 
-import csv
 import json
 from collections import defaultdict
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from grounding_app.annotations.models import (
 )
 from grounding_app.annotations.stats import majority
 from grounding_app.engine.offsets import byte_prefix, char_index
+from grounding_app.formats.csv_cells import csv_line
 
 BATCH = 200
 
@@ -54,9 +54,6 @@ CSV_COLUMNS = (
     "adjudicated",
     "final",
 )
-
-# Spreadsheet programs run a cell that starts with one of these as a formula.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -197,26 +194,13 @@ def grounding_lines(project: LabelingProject) -> Iterator[str]:
                 )
 
 
-def _cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
-
-
-class _Echo:
-    """A file-like object whose write returns the line, for streaming csv.writer output."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
 def csv_lines(project: LabelingProject) -> Iterator[str]:
     """One row per submitted label (a claim without labels gets one row without them).
 
     Cells that a spreadsheet would run as a formula are prefixed with an apostrophe; the
     JSONL export is the faithful copy.
     """
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_COLUMNS)
+    yield csv_line(CSV_COLUMNS)
     for batch in _batches(project):
         for item, claims in batch:
             for out in claims:
@@ -244,4 +228,4 @@ def csv_lines(project: LabelingProject) -> Iterator[str]:
                     for label in out.labels
                 ] or [["", "", "", ""]]
                 for row in rows:
-                    yield writer.writerow([_cell(v) for v in common + row + tail])
+                    yield csv_line(common + row + tail)

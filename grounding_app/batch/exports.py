@@ -7,14 +7,13 @@ JSONL file is the exact copy.
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterator
 from typing import Any
 
 from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.formats.csv_cells import csv_line
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = (
     "line",
     "id",
@@ -96,38 +95,22 @@ def jsonl_lines(job: BatchJob) -> Iterator[str]:
         yield json.dumps(data, ensure_ascii=False) + "\n"
 
 
-def _cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
-
-
-class _Echo:
-    """A file-like object whose write returns the line, for streaming csv.writer output."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
 def csv_lines(job: BatchJob) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_COLUMNS)
+    yield csv_line(CSV_COLUMNS)
     for line in _rows(job):
         score = "" if line.support_score is None else f"{line.support_score:.6f}"
-        yield writer.writerow(
-            [
-                _cell(value)
-                for value in (
-                    line.number,
-                    line.external_id,
-                    line.source,
-                    line.state,
-                    score,
-                    line.summary,
-                    line.claim_count,
-                    line.unsupported_count,
-                    line.excluded_cited,
-                    line.answer,
-                    line.error,
-                )
-            ]
+        yield csv_line(
+            (
+                line.number,
+                line.external_id,
+                line.source,
+                line.state,
+                score,
+                line.summary,
+                line.claim_count,
+                line.unsupported_count,
+                line.excluded_cited,
+                line.answer,
+                line.error,
+            )
         )

@@ -10,7 +10,6 @@ leading apostrophe (the JSONL is the faithful copy).
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from grounding_app.engine.offsets import OffsetError, byte_prefix, char_index
+from grounding_app.formats.csv_cells import csv_line
 from grounding_app.formats.grounded import Candidate, Segment
 from grounding_app.retention.expiry import site_days
 from grounding_app.reviews.models import Review, ReviewerVerdict
@@ -46,13 +46,6 @@ CSV_COLUMNS = (
     "reviewer",
     "disagrees",
 )
-# Spreadsheet programs run a cell that starts with one of these as a formula.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
 
 
 def _facts(review: Review, candidate: Candidate) -> list[dict[str, Any]]:
@@ -152,16 +145,8 @@ def jsonl_lines(reviews: QuerySet[Review]) -> Iterator[str]:
         yield json.dumps(line, ensure_ascii=False) + "\n"
 
 
-class _Echo:
-    """A file-like object whose write returns the line, for streaming csv.writer output."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
 def csv_lines(reviews: QuerySet[Review]) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_COLUMNS)
+    yield csv_line(CSV_COLUMNS)
     for row_of in _claims(reviews):
         review, c, candidate, n, mine = (
             row_of.review,
@@ -192,4 +177,4 @@ def csv_lines(reviews: QuerySet[Review]) -> Iterator[str]:
             mine.set_by.get_username() if mine and mine.set_by else "",
             "yes" if mine and mine.disagrees else "",
         )
-        yield writer.writerow([safe_cell(v) for v in row])
+        yield csv_line(row)
