@@ -15,6 +15,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from grounding_app import engine
 from grounding_app.api import errors
+from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
 from grounding_app.api.models import ApiKey
 from grounding_app.formats.check_grounding import (
@@ -23,24 +24,8 @@ from grounding_app.formats.check_grounding import (
     parse_check_request,
     response_to_json,
 )
-from grounding_app.limits import api_limit
 
 logger = logging.getLogger(__name__)
-
-
-def _raw_key(request: HttpRequest) -> str:
-    """The key as Google APIs accept it: x-goog-api-key, a Bearer token or ?key=.
-
-    ?key= stays because Google's REST examples use it; no log line of ours or Django's
-    holds the query string, and gunicorn.conf.py logs the path without it.
-    """
-    header = request.headers.get("x-goog-api-key", "").strip()
-    if header:
-        return header
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    return request.GET.get("key", "")
 
 
 @csrf_exempt
@@ -52,28 +37,9 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
         )
         response["Allow"] = "POST"
         return response
-    raw_key = _raw_key(request)
-    if not raw_key:
-        return error_response(
-            401,
-            "Missing API key: send it in the x-goog-api-key header.",
-            errors.UNAUTHENTICATED,
-        )
-    api_key = ApiKey.authenticate(raw_key)
-    if api_key is None:
-        return error_response(
-            401, "API key not valid. Please pass a valid API key.", errors.UNAUTHENTICATED
-        )
-    limit = api_limit()
-    if limit.exceeded(limit.hit(api_key.key_hash)):
-        response = error_response(
-            429,
-            f"Quota exceeded: at most {limit.limit} requests per {limit.window} seconds"
-            " per API key.",
-            errors.RESOURCE_EXHAUSTED,
-        )
-        response["Retry-After"] = str(limit.retry_after())
-        return response
+    api_key = authenticate(request)
+    if not isinstance(api_key, ApiKey):
+        return api_key
     try:
         # Django compares the declared Content-Length with DATA_UPLOAD_MAX_MEMORY_SIZE
         # and raises before reading a byte, so an oversized body is never buffered.

@@ -21,13 +21,12 @@ from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHt
 from django.views.decorators.csrf import csrf_exempt
 
 from grounding_app.api import errors
+from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
 from grounding_app.api.models import ApiKey
-from grounding_app.api.views import _raw_key
 from grounding_app.batch import exports, services
 from grounding_app.batch.models import BatchJob
 from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
-from grounding_app.limits import api_limit
 from grounding_app.policies.models import SourcePolicy
 
 ApiView = Callable[..., HttpResponseBase]
@@ -48,22 +47,9 @@ def _authenticated(method: str) -> Callable[[ApiView], ApiView]:
                 )
                 response["Allow"] = method
                 return response
-            raw_key = _raw_key(request)
-            api_key = ApiKey.authenticate(raw_key) if raw_key else None
-            if api_key is None:
-                return error_response(
-                    401, "API key not valid. Please pass a valid API key.", errors.UNAUTHENTICATED
-                )
-            limit = api_limit()
-            if limit.exceeded(limit.hit(api_key.key_hash)):
-                response = error_response(
-                    429,
-                    f"Quota exceeded: at most {limit.limit} requests per {limit.window} "
-                    "seconds per API key.",
-                    errors.RESOURCE_EXHAUSTED,
-                )
-                response["Retry-After"] = str(limit.retry_after())
-                return response
+            api_key = authenticate(request)
+            if not isinstance(api_key, ApiKey):
+                return api_key
             return view(request, api_key, *args, **kwargs)
 
         return wrapped
