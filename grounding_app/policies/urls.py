@@ -15,10 +15,4 @@ urlpatterns = [
     path("<int:pk>/delete/", views.policy_delete, name="delete"),
     path("review/<uuid:public_id>/", views.attach_review, name="attach_review"),
     path("project/<int:pk>/", views.attach_project, name="attach_project"),
-    # The review page's second opinion (reviews/second_opinion.py), fetched after the page.
-    path(
-        "second-opinion/<uuid:public_id>/",
-        views.review_second_opinion,
-        name="second_opinion",
-    ),
 ]

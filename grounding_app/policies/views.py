@@ -16,27 +16,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, role_required
 from grounding_app.annotations.models import LabelingProject
-from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.policies import services
 from grounding_app.policies.forms import AttachForm, PolicyForm
 from grounding_app.policies.models import SourcePolicy
-from grounding_app.reviews import second_opinion
 from grounding_app.reviews.models import Review
 
 leads = role_required(REVIEWER, ADMIN)
-
-
-@leads
-@require_GET
-def review_second_opinion(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
-    """Run (or read from the cache) a review's second opinion: the table for htmx, which
-    the review page asks for once it has loaded; without JavaScript, back to the review,
-    which now shows it from the cache."""
-    review = get_object_or_404(Review, public_id=public_id)
-    opinions = second_opinion.for_review(review)
-    if request.htmx:
-        return render(request, "reviews/_second_opinion.html", {"second_opinions": opinions})
-    return redirect(review.get_absolute_url() + "#second-opinion-0")
 
 
 @leads

@@ -17,6 +17,12 @@ urlpatterns = [
     path("<uuid:public_id>/", views.review_detail, name="detail"),
     path("<uuid:public_id>/recheck/", views.review_recheck, name="recheck"),
     path("<uuid:public_id>/verdict/", views.review_verdict, name="verdict"),
+    # The second opinion on imported citations, fetched once the page has loaded.
+    path(
+        "<uuid:public_id>/second-opinion/",
+        views.review_second_opinion,
+        name="second_opinion",
+    ),
     path("<uuid:public_id>/delete/", views.review_delete, name="delete"),
     path(
         "<uuid:public_id>/suggestions/<int:candidate>/<int:number>/",

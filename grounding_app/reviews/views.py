@@ -184,6 +184,19 @@ def review_detail(request: HttpRequest, public_id: str) -> HttpResponse:
 
 
 @reviewers
+@require_GET
+def review_second_opinion(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
+    """Run (or read from the cache) a review's second opinion: the table for htmx, which
+    the review page asks for once it has loaded; without JavaScript, back to the review,
+    which now shows it from the cache."""
+    review = get_object_or_404(Review, public_id=public_id)
+    opinions = second_opinion.for_review(review)
+    if request.htmx:
+        return render(request, "reviews/_second_opinion.html", {"second_opinions": opinions})
+    return redirect(review.get_absolute_url() + "#second-opinion-0")
+
+
+@reviewers
 @require_POST
 def review_verdict(request: HttpRequest, public_id: str) -> HttpResponse:
     """Save the reviewer's own verdict and note on one claim, then back to that claim."""

@@ -33,7 +33,7 @@ def _routes(resolver: URLResolver, prefix: str = "") -> list[tuple[str, URLPatte
 
 def test_every_policy_route_is_for_leads() -> None:
     ours = [(r, p) for r, p in _routes(get_resolver()) if r.startswith("policies/")]
-    assert len(ours) == 7
+    assert len(ours) == 6
     for route, pattern in ours:
         assert getattr(pattern.callback, "access_rule", None) == LEADS, route
 

@@ -143,7 +143,7 @@ def test_review_page_loads_the_second_opinion_after_the_page(
     import_payload: Callable[[str], Review], reviewer_client: Client, fake_engine: object
 ) -> None:
     review = import_payload((IMPORTS / "gemini_retrieved_context.json").read_text())
-    endpoint = f"/policies/second-opinion/{review.public_id}/"
+    endpoint = f"/reviews/{review.public_id}/second-opinion/"
     page = reviewer_client.get(review.get_absolute_url()).content.decode()
     assert f'hx-get="{endpoint}"' in page and "Gemini 0.97" not in page
     partial = reviewer_client.get(endpoint, headers={"HX-Request": "true"}).content.decode()
@@ -159,7 +159,7 @@ def test_without_javascript_the_link_runs_it_and_returns_to_the_review(
     import_payload: Callable[[str], Review], reviewer_client: Client, fake_engine: object
 ) -> None:
     review = import_payload((IMPORTS / "agent_session_output.json").read_text())
-    response = reviewer_client.get(f"/policies/second-opinion/{review.public_id}/")
+    response = reviewer_client.get(f"/reviews/{review.public_id}/second-opinion/")
     assert response.status_code == 302
     assert response["Location"] == review.get_absolute_url() + "#second-opinion-0"
     page = reviewer_client.get(review.get_absolute_url()).content.decode()
@@ -172,7 +172,7 @@ def test_only_leads_may_run_it(
     review = import_payload((IMPORTS / "agent_session_output.json").read_text())
     client = Client()
     client.force_login(make_user("annotator"))
-    assert client.get(f"/policies/second-opinion/{review.public_id}/").status_code == 403
+    assert client.get(f"/reviews/{review.public_id}/second-opinion/").status_code == 403
 
 
 def test_web_search_review_says_not_checkable_never_unsupported_zero(
@@ -191,7 +191,7 @@ def test_scores_are_cached_per_review(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     review = import_payload((IMPORTS / "agent_session_output.json").read_text())
-    endpoint = f"/policies/second-opinion/{review.public_id}/"
+    endpoint = f"/reviews/{review.public_id}/second-opinion/"
     reviewer_client.get(endpoint, headers={"HX-Request": "true"})  # computes and caches
 
     def refuse(request: CheckRequest) -> CheckResponse:
