@@ -208,7 +208,9 @@ def test_review_page_is_styled_and_htmx_swaps(page: Page, server: Server) -> Non
         "Titanic is a 1997 film written and directed by James Cameron."
     )
     page.get_by_role("button", name="Check answer").click()
-    expect(page.locator("#result .claim-row").first).to_be_visible()
+    # The server's first check loads the models (and, on a fresh clone, quantises their
+    # graphs): seconds, not the 5 s an assertion waits by default.
+    expect(page.locator("#result .claim-row").first).to_be_visible(timeout=60_000)
     # A full post would have navigated away and lost the flag; htmx swapped in place.
     assert page.evaluate("window.__swapped") is True
     assert "/reviews/" in page.url
