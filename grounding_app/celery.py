@@ -21,12 +21,21 @@ acks_late redelivers too, after the visibility timeout; both paths are idempoten
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 from celery import Celery
 from celery.signals import celeryd_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_app.settings")
+
+# kombu's SQLAlchemy transport (5.x) declares its queue-to-messages relation with
+# `lazy="noload"`, which SQLAlchemy 2.1 deprecates because such a relation reads as
+# empty. kombu never reads that relation (it queries messages by queue id), so nothing
+# is wrong for us; the warning would only reach every worker's start log and the tests.
+warnings.filterwarnings(
+    "ignore", message=r"The ``noload`` loader strategy is deprecated", category=DeprecationWarning
+)
 
 app = Celery("grounding_app")
 app.config_from_object("django.conf:settings", namespace="CELERY")
