@@ -263,7 +263,10 @@ class GroundingEngine:
 
             verifier = CrossEncoderJudge(directory or VERIFIER_DIR)
             settings = Settings(
-                facts_per_claim=2, passages_per_fact=2, neighbours=verifier.config.neighbours
+                facts_per_claim=2,
+                passages_per_fact=2,
+                neighbours=verifier.config.neighbours,
+                contradiction_penalty=verifier.config.contradiction_penalty,
             )
             return cls(MiniLMEncoder(int8=True), verifier, settings)
         encoder = MiniLMEncoder()

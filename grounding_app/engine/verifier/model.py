@@ -57,6 +57,10 @@ class VerifierConfig:
     # windows (trained on them, `lab/windows.py`) sees the paragraph a summary sentence
     # rests on; one that reads 128 tokens is best given the passages alone (0).
     neighbours: int = 0
+    # The engine's discount for evidence that contradicts the claim (another name or
+    # number, a record's "no"), in logits: a verifier whose fitted bias is high needs a
+    # larger one for the same contradiction to sink the score (pipeline.Settings).
+    contradiction_penalty: float = 3.0
 
     @classmethod
     def load(cls, directory: Path) -> VerifierConfig:
@@ -68,6 +72,7 @@ class VerifierConfig:
             missing_number_penalty=float(data.get("missing_number_penalty", 0.0)),
             missing_name_penalty=float(data.get("missing_name_penalty", 0.0)),
             neighbours=int(data.get("evidence_neighbours", 0)),
+            contradiction_penalty=float(data.get("contradiction_penalty", 3.0)),
         )
 
 
@@ -98,7 +103,12 @@ def load_model(weights: Path):
 def load_tokenizer():
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(str(bundled_minilm_path()), local_files_only=True)
+    tokenizer = AutoTokenizer.from_pretrained(str(bundled_minilm_path()), local_files_only=True)
+    # Inputs are cut to the model's length here (`encode_pairs`, windows of whole
+    # passages), never by the tokenizer; without this it reports every long passage it
+    # is asked to count ("Token indices sequence length is longer than ...").
+    tokenizer.model_max_length = 1_000_000
+    return tokenizer
 
 
 def encode_pairs(tokenizer, claims: Sequence[str], evidence: Sequence[str], max_length: int):

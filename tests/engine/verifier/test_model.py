@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from grounding_app.engine.judges import ClaimInContext, Evidence
@@ -9,6 +11,7 @@ from grounding_app.engine.verifier.model import (
     MAX_CLAIM_TOKENS,
     VERIFIER_DIR,
     CrossEncoderJudge,
+    VerifierConfig,
     encode_pairs,
     load_tokenizer,
 )
@@ -59,3 +62,20 @@ def test_scores_are_probabilities_that_separate(judge):
     )
     assert 0.0 <= wrong_year < 0.6 <= good <= 1.0
     assert negated < 0.6
+
+
+def test_config_carries_the_engine_penalties(tmp_path):
+    base = {"max_length": 384, "temperature": 0.9, "bias": 1.0}
+    (tmp_path / "verifier.json").write_text(
+        json.dumps({**base, "evidence_neighbours": 3, "contradiction_penalty": 5.0})
+    )
+    config = VerifierConfig.load(tmp_path)
+    assert (config.neighbours, config.contradiction_penalty) == (3, 5.0)
+    (tmp_path / "verifier.json").write_text(json.dumps(base))
+    assert VerifierConfig.load(tmp_path).contradiction_penalty == 3.0
+
+
+def test_counting_a_long_passage_reports_nothing(capfd):
+    tokenizer = load_tokenizer()
+    tokenizer(["word " * 700], add_special_tokens=False)
+    assert "longer than the specified maximum" not in capfd.readouterr().err

@@ -30,7 +30,8 @@ from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_app.lab.bench_requests import everyday_request, film_request, largest_request
 
 DEFAULT_DATA = settings.BASE_DIR.parent / "shared" / "data" / "grounding" / "dev.jsonl"
-TARGETS_MS = {"a film example": 50, "b everyday": 300, "c largest": 20_000}
+# The latency the project promises (issue 11): film example 100 ms, everyday 500 ms.
+TARGETS_MS = {"a film example": 100, "b everyday": 500, "c largest": 20_000}
 PEAK_RSS_TARGET_MB = 2048
 
 
