@@ -105,13 +105,8 @@ def _context(text: str, start: int) -> str:
 def jsonl_lines(reviews: QuerySet[Review]) -> Iterator[str]:
     """One shared-schema line per claim with a supported/unsupported verdict."""
     for row_of in _claims(reviews):
-        review, c, candidate, n, mine = (
-            row_of.review,
-            row_of.candidate_index,
-            row_of.candidate,
-            row_of.number,
-            row_of.mine,
-        )
+        review, candidate, mine = row_of.review, row_of.candidate, row_of.mine
+        c, n = row_of.candidate_index, row_of.number
         segment = row_of.segment
         reviewer = mine.verdict if mine else ""
         label_from = "reviewer" if reviewer in LABELS else "model"
@@ -148,13 +143,8 @@ def jsonl_lines(reviews: QuerySet[Review]) -> Iterator[str]:
 def csv_lines(reviews: QuerySet[Review]) -> Iterator[str]:
     yield csv_line(CSV_COLUMNS)
     for row_of in _claims(reviews):
-        review, c, candidate, n, mine = (
-            row_of.review,
-            row_of.candidate_index,
-            row_of.candidate,
-            row_of.number,
-            row_of.mine,
-        )
+        review, candidate, mine = row_of.review, row_of.candidate, row_of.mine
+        c, n = row_of.candidate_index, row_of.number
         segment = row_of.segment
         raw = candidate.parts[segment.part].encode("utf-8") if candidate.parts else b""
         words = "; ".join(raw[a:b].decode("utf-8", "replace") for a, b in segment.unsupported)
