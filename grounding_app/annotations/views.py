@@ -16,7 +16,6 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import (
-    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseRedirect,
@@ -47,7 +46,7 @@ from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import project_policy
 from grounding_app.reviews.models import Review
-from grounding_app.reviews.views import SUGGESTIONS_CSP
+from grounding_app.reviews.views import suggestions_response
 
 labelers = role_required(ANNOTATOR, REVIEWER, ADMIN)
 leads = role_required(REVIEWER, ADMIN)
@@ -268,16 +267,9 @@ def label_skip(request: HttpRequest, pk: int) -> HttpResponse:
 @xframe_options_sameorigin
 def label_suggestions(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """The item's Search Suggestions, served exactly as the review page serves them: the
-    same sandboxing policy (`reviews.views.SUGGESTIONS_CSP`) and `<base target>`."""
+    same sandboxed document (`reviews.views.suggestions_response`)."""
     assignment = _own_assignment(request, pk)
-    document = services.suggestion_html(assignment.item, number)
-    if document is None:
-        raise Http404("no such search-suggestions widget")
-    response = HttpResponse(
-        f'<!doctype html><base target="_blank">{document}', content_type="text/html; charset=utf-8"
-    )
-    response["Content-Security-Policy"] = SUGGESTIONS_CSP
-    return response
+    return suggestions_response(services.suggestion_html(assignment.item, number))
 
 
 @leads

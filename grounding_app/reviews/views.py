@@ -50,6 +50,18 @@ SUGGESTIONS_CSP = (
 )
 
 
+def suggestions_response(document: str | None) -> HttpResponse:
+    """A stored Search Suggestions widget as its own sandboxed document (see above); the
+    review page and the labeling page frame it alike."""
+    if document is None:
+        raise Http404("no such search-suggestions widget")
+    response = HttpResponse(
+        f'<!doctype html><base target="_blank">{document}', content_type="text/html; charset=utf-8"
+    )
+    response["Content-Security-Policy"] = SUGGESTIONS_CSP
+    return response
+
+
 VIEWS = {"rendered": True, "plain": False}  # ?view=: Markdown rendered or byte-exact text
 
 
@@ -272,11 +284,4 @@ def review_suggestions(
     request: HttpRequest, public_id: str, candidate: int, number: int
 ) -> HttpResponse:
     review = get_object_or_404(Review, public_id=public_id)
-    document = services.suggestion_html(review, candidate, number)
-    if document is None:
-        raise Http404("no such search-suggestions widget")
-    response = HttpResponse(
-        f'<!doctype html><base target="_blank">{document}', content_type="text/html; charset=utf-8"
-    )
-    response["Content-Security-Policy"] = SUGGESTIONS_CSP
-    return response
+    return suggestions_response(services.suggestion_html(review, candidate, number))
