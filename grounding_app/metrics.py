@@ -6,6 +6,7 @@ evaluation and training (`grounding_app/lab/`) offline, so they belong to neithe
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -83,7 +84,7 @@ def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> tuple[floa
     return best
 
 
-def _balanced_accuracy(labels: Sequence[int], scores: Sequence[float], t: float) -> float:
+def balanced_accuracy_at(labels: Sequence[int], scores: Sequence[float], t: float) -> float:
     hits = [0, 0]
     totals = [0, 0]
     for y, p in zip(labels, scores, strict=True):
@@ -103,13 +104,69 @@ def macro_best_threshold(
     if not usable:
         return 0.5, 0.5
     grid = [round(k * step, 9) for k in range(1, round(1 / step))]
-    accuracy = [sum(_balanced_accuracy(ys, ps, t) for ys, ps in usable) / len(usable) for t in grid]
+    accuracy = [
+        sum(balanced_accuracy_at(ys, ps, t) for ys, ps in usable) / len(usable) for t in grid
+    ]
     top = max(accuracy)
     first = accuracy.index(top)
     last = first
     while last + 1 < len(grid) and accuracy[last + 1] >= top - 1e-12:
         last += 1
     return (grid[first] + grid[last]) / 2, top
+
+
+def macro_balanced_accuracy(
+    groups: Sequence[tuple[Sequence[int], Sequence[float]]], threshold: float
+) -> float:
+    """Balanced accuracy at `threshold`, averaged over groups holding both classes."""
+    usable = [(ys, ps) for ys, ps in groups if 0 < sum(ys) < len(ys)]
+    if not usable:
+        return 0.5
+    return sum(balanced_accuracy_at(ys, ps, threshold) for ys, ps in usable) / len(usable)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    difference: float  # new minus old, on the data as it is
+    low: float  # 2.5th percentile over resamples
+    high: float  # 97.5th percentile
+    share_better: float  # resamples in which the new judge is ahead
+
+
+def paired_bootstrap(
+    labels: Sequence[Sequence[int]],
+    old: Sequence[Sequence[float]],
+    new: Sequence[Sequence[float]],
+    threshold: float,
+    rounds: int = 1000,
+    seed: int = 0,
+) -> PairedDifference:
+    """How far two judges' macro balanced accuracy on the same examples differs, and how
+    surely: examples are resampled within each group (a source with 7 negatives moves
+    the macro figure by several points on its own), and both judges are scored on the
+    same resample."""
+    groups = list(zip(labels, old, new, strict=True))
+
+    def difference(rows: Sequence[tuple[Sequence[int], Sequence[float], Sequence[float]]]):
+        return macro_balanced_accuracy(
+            [(ys, b) for ys, _, b in rows], threshold
+        ) - macro_balanced_accuracy([(ys, a) for ys, a, _ in rows], threshold)
+
+    rng = random.Random(seed)
+    samples = []
+    for _ in range(rounds):
+        rows = []
+        for ys, a, b in groups:
+            picks = [rng.randrange(len(ys)) for _ in ys]
+            rows.append(([ys[i] for i in picks], [a[i] for i in picks], [b[i] for i in picks]))
+        samples.append(difference(rows))
+    samples.sort()
+    return PairedDifference(
+        difference=difference(groups),
+        low=samples[int(0.025 * (rounds - 1))],
+        high=samples[int(0.975 * (rounds - 1))],
+        share_better=sum(d > 0 for d in samples) / rounds,
+    )
 
 
 @dataclass(frozen=True)

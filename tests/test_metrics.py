@@ -6,7 +6,9 @@ from grounding_app.metrics import (
     best_threshold,
     binary_report,
     expected_calibration_error,
+    macro_balanced_accuracy,
     macro_best_threshold,
+    paired_bootstrap,
     reliability_bins,
     roc_auc,
 )
@@ -72,3 +74,41 @@ def test_reliability_bins_and_ece():
     ece = expected_calibration_error(labels, scores)
     assert ece == pytest.approx((0.05 + 0.15 + 0.15 + 0.05 * 2) / 5)
     assert expected_calibration_error([1], [1.0]) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("groups", "threshold", "expected"),
+    [
+        ([([0, 1], [0.2, 0.9])], 0.6, 1.0),
+        ([([0, 1], [0.2, 0.9])], 0.95, 0.5),
+        # two groups weigh the same whatever their size
+        ([([0, 1], [0.2, 0.9]), ([0, 0, 0, 1], [0.7, 0.1, 0.1, 0.1])], 0.6, (1.0 + 1 / 3) / 2),
+        # a one-class group is left out
+        ([([0, 1], [0.2, 0.9]), ([1, 1], [0.1, 0.1])], 0.6, 1.0),
+        ([([1], [0.1])], 0.6, 0.5),
+    ],
+)
+def test_macro_balanced_accuracy(groups, threshold, expected):
+    assert macro_balanced_accuracy(groups, threshold) == pytest.approx(expected)
+
+
+def test_paired_bootstrap_sees_a_clear_gain_and_no_gain():
+    labels = [[0] * 20 + [1] * 20, [0] * 10 + [1] * 30]
+    old = [[0.7] * 20 + [0.3] * 20, [0.5] * 40]  # always wrong, then chance
+    new = [[0.1] * 20 + [0.9] * 20, [0.1] * 10 + [0.9] * 30]  # always right
+    gain = paired_bootstrap(labels, old, new, 0.6, rounds=200)
+    assert gain.difference == pytest.approx(1.0 - 0.25)
+    assert gain.low > 0.5 and gain.share_better == 1.0
+    same = paired_bootstrap(labels, old, old, 0.6, rounds=50)
+    assert (same.difference, same.low, same.high, same.share_better) == (0.0, 0.0, 0.0, 0.0)
+    assert paired_bootstrap(labels, old, new, 0.6, rounds=200) == gain  # seeded
+
+
+def test_paired_bootstrap_interval_is_wide_for_a_small_group():
+    # one negative flips: 7 negatives move a group's balanced accuracy by 1/14 each
+    labels = [[0] * 7 + [1] * 60]
+    old = [[0.1] * 7 + [0.9] * 60]
+    new = [[0.9] + [0.1] * 6 + [0.9] * 60]
+    result = paired_bootstrap(labels, old, new, 0.6, rounds=400)
+    assert result.difference == pytest.approx(-1 / 14)
+    assert result.low < result.difference < result.high <= 0.0

@@ -24,6 +24,10 @@ import numpy as np
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding"
 
 
+def _given(value: float | None, shipped: dict, key: str, default: float = 0.0) -> float:
+    return float(shipped.get(key, default)) if value is None else value
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="directory with model.safetensors")
@@ -33,6 +37,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--neighbours", type=int, default=3)
     parser.add_argument("--dev-limit", type=int, default=800)
     parser.add_argument("--seed", type=int, default=13)
+    # The engine's lexical penalties, in logits; by default the shipped verifier's. A
+    # verifier whose fitted bias is higher needs larger ones for the same name or number
+    # the evidence lacks to sink a claim (the SPEC examples and trap tests tell).
+    parser.add_argument("--number-penalty", type=float, default=None)
+    parser.add_argument("--name-penalty", type=float, default=None)
+    parser.add_argument("--contradiction-penalty", type=float, default=None)
     args = parser.parse_args(argv)
 
     from safetensors.torch import load_file, save_file
@@ -52,8 +62,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "max_length": args.max_length,
         "temperature": 1.0,
         "bias": 0.0,
-        "missing_number_penalty": shipped.get("missing_number_penalty", 0.0),
-        "missing_name_penalty": shipped.get("missing_name_penalty", 0.0),
+        "missing_number_penalty": _given(args.number_penalty, shipped, "missing_number_penalty"),
+        "missing_name_penalty": _given(args.name_penalty, shipped, "missing_name_penalty"),
+        "contradiction_penalty": _given(
+            args.contradiction_penalty, shipped, "contradiction_penalty", 3.0
+        ),
         "evidence_neighbours": args.neighbours,
         "packaged_from": str(args.model),
     }

@@ -64,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=0, help="train on at most N pairs")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--dev-limit", type=int, default=600)
+    parser.add_argument(
+        "--padded", type=float, default=0.25, help="share also read among unrelated text"
+    )
     args = parser.parse_args(argv)
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -96,7 +99,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     # Room for the claim (at most 64 tokens) and the three special tokens.
     budget = args.max_length - 67
-    pairs = windows.build_pairs(read_examples(args.train), count_tokens, budget, args.seed)
+    pairs = windows.build_pairs(
+        read_examples(args.train), count_tokens, budget, args.seed, padded=args.padded
+    )
     if args.limit:
         pairs = pairs[: args.limit]
     dev_examples = list(read_examples(args.dev))

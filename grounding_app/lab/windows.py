@@ -209,24 +209,70 @@ def paraphrase_surface(claim: str, rng: random.Random) -> str | None:
     return claim[: m.start()] + f"{int(m.group()):,}" + claim[m.end() :]
 
 
+def pad_with_distractors(
+    evidence: str,
+    distractors: Sequence[str],
+    count_tokens: Callable[[str], int],
+    budget: int,
+    rng: random.Random,
+) -> str | None:
+    """The window with unrelated sentences put before and after it, up to the budget.
+
+    At run time a short fact is read with whatever surrounds it (neighbours, other
+    passages), so a supporting sentence among unrelated ones must still support and an
+    unsupported claim must stay unsupported; None when nothing fits."""
+    room = budget - count_tokens(evidence)
+    before: list[str] = []
+    after: list[str] = []
+    for _ in range(4 * len(distractors) if distractors else 0):
+        if room < 8:
+            break
+        sentence = rng.choice(distractors)
+        length = count_tokens(sentence)
+        if length > room or sentence in before or sentence in after:
+            continue
+        room -= length
+        (before if rng.random() < 0.5 else after).append(sentence)
+    if not before and not after:
+        return None
+    return " ".join([*before, evidence, *after])
+
+
+def _distractor_pool(
+    by_source: dict[str, list[Example]], rng: random.Random
+) -> list[tuple[str, str]]:
+    """(source, sentence) from a few examples of each source: a claim is padded only
+    with sentences of other sources, so they cannot bear on it."""
+    pool: list[tuple[str, str]] = []
+    for source in sorted(by_source):
+        for example in rng.sample(by_source[source], min(40, len(by_source[source]))):
+            for fact in example.facts:
+                pool.extend((source, s.text) for s in split_sentences(fact.text)[:6])
+    return pool
+
+
 def build_pairs(
     examples: Iterable[Example],
     count_tokens: Callable[[str], int],
     budget: int,
     seed: int,
     per_source: dict[str, int] | None = None,
+    padded: float = 0.0,
 ) -> list[TrainPair]:
     """One pair per example (its best window), capped per source, plus generated
-    negatives and paraphrased positives from the supported pairs."""
+    negatives and paraphrased positives from the supported pairs, and (a share
+    `padded` of the originals) the same pair with unrelated sentences around it."""
     rng = random.Random(seed)
     caps = SOURCE_PAIRS if per_source is None else per_source
     by_source: dict[str, list[Example]] = {}
     for example in examples:
         by_source.setdefault(example.source, []).append(example)
+    pool = _distractor_pool(by_source, rng) if padded else []
     pairs: list[TrainPair] = []
     for source in sorted(by_source):
         chosen = by_source[source]
         rng.shuffle(chosen)
+        others = [text for origin, text in pool if origin != source]
         for example in chosen[: caps.get(source, 300)]:
             if example.label is None:  # unlabelled lines teach nothing
                 continue
@@ -236,6 +282,10 @@ def build_pairs(
                 continue
             evidence = best_window(example.claim, cut).text
             pairs.append(TrainPair(example.claim, evidence, example.label, source, "original"))
+            if others and rng.random() < padded:
+                longer = pad_with_distractors(evidence, others, count_tokens, budget, rng)
+                if longer:
+                    pairs.append(TrainPair(example.claim, longer, example.label, source, "padded"))
             if example.label != 1:
                 continue
             roll = rng.random()

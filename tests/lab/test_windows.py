@@ -166,3 +166,40 @@ def test_drop_hedge_only_where_the_evidence_hedges_too(
     claim: str, evidence: str, expected: str | None
 ) -> None:
     assert windows.drop_hedge(claim, evidence) == expected
+
+
+def test_padding_puts_unrelated_sentences_around_the_window_within_the_budget() -> None:
+    rng = random.Random(3)
+    others = ["Xa xb xc.", "Ya yb yc yd.", "Za zb.", "Wa wb wc wd we wf wg wh wi wj wk wl."]
+    for _ in range(30):
+        padded = windows.pad_with_distractors("Rome is in Italy.", others, words, 15, rng)
+        assert padded is not None and "Rome is in Italy." in padded
+        assert padded != "Rome is in Italy."
+        assert words(padded) <= 16
+        assert "Wa" not in padded  # longer than the room left
+    assert windows.pad_with_distractors("Rome is in Italy.", others, words, 6, rng) is None
+    assert windows.pad_with_distractors("Rome is in Italy.", [], words, 60, rng) is None
+
+
+def test_padded_pairs_keep_their_label_and_take_sentences_of_other_sources_only() -> None:
+    examples = [_Example("frank", "Rome is the capital of Italy.", 1) for _ in range(20)]
+    examples += [_Example("snli", "A man sleeps.", 0) for _ in range(20)]
+    for example in examples[20:]:
+        example.facts = (_Fact("A man is awake. The dog barks loudly."),)
+    pairs = windows.build_pairs(
+        examples,
+        words,
+        40,
+        seed=2,
+        per_source={"frank": 20, "snli": 20},  # type: ignore[arg-type]
+        padded=1.0,
+    )
+    padded = [p for p in pairs if p.kind == "padded"]
+    assert {p.source for p in padded} == {"frank", "snli"}
+    for pair in padded:
+        original = "Rome" if pair.source == "frank" else "dog"
+        assert original in pair.evidence and words(pair.evidence) <= 40
+        if pair.source == "frank":
+            assert pair.label == 1 and "dog barks" in pair.evidence
+        else:
+            assert pair.label == 0 and "Vienna" in pair.evidence
