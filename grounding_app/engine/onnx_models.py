@@ -130,13 +130,14 @@ def quantized(graph: Path) -> Path:
             temp,
             op_types_to_quantize=["MatMul", "Gemm"],
             per_channel=True,
+            reduce_range=True,
             weight_type=QuantType.QInt8,
         )
 
     import onnxruntime
 
     return _cached(
-        graph.with_name(f"{graph.stem}-int8-ort{onnxruntime.__version__}.onnx"), quantize
+        graph.with_name(f"{graph.stem}-int8-ort{onnxruntime.__version__}-reduced.onnx"), quantize
     )
 
 

@@ -39,15 +39,39 @@ def judge():
     return CrossEncoderJudge()
 
 
+REACTOR = "The reactor was shut down after a coolant leak."
+
+
+def _log_lines(n: int) -> tuple[str, ...]:
+    return tuple(f"Line {i} of the log lists routine maintenance work." for i in range(n))
+
+
 def test_long_evidence_is_windowed_not_cut(judge):
-    filler = tuple(f"Line {i} of the log lists routine maintenance work." for i in range(60))
-    evidence = Evidence((*filler, "The reactor was shut down after a coolant leak."))
-    windows = judge._windows("The reactor was shut down after a coolant leak.", evidence)
+    evidence = Evidence((*_log_lines(60), REACTOR))
+    windows = judge._windows(REACTOR, evidence)
     assert len(windows) > 1
     assert "coolant leak" in windows[-1]
-    [score] = judge.score(
-        [(ClaimInContext("The reactor was shut down after a coolant leak."), evidence)]
-    )
+    assert all(len(judge._tokenizer.tokenize(w)) <= judge.config.max_length for w in windows)
+
+
+def test_a_true_sentence_among_the_neighbours_the_engine_shows_supports(judge):
+    # The engine shows a chosen passage with `neighbours` sentences on each side, of two
+    # passages per fact at most: this many unrelated lines around the claim's sentence.
+    n = judge.config.neighbours or 1
+    for before, after in [(n, n), (2 * n, 0), (0, 2 * n), (3 * n, 0)]:
+        evidence = Evidence((*_log_lines(before), REACTOR, *_log_lines(after)))
+        [score] = judge.score([(ClaimInContext(REACTOR), evidence)])
+        assert score > 0.8, (before, after, score)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the 384-token verifier reads a true sentence at the end of a window full of"
+    " near-identical log lines (25) as unsupported (0.27; 12 lines: 0.73); the engine"
+    " shows at most a few neighbours around a chosen passage, so a request does not meet it",
+)
+def test_a_true_sentence_behind_a_full_window_of_log_lines_supports(judge):
+    [score] = judge.score([(ClaimInContext(REACTOR), Evidence((*_log_lines(60), REACTOR)))])
     assert score > 0.6
 
 

@@ -28,9 +28,11 @@ PAIRS = [
 CLAIMS = [p["claim"] for p in PAIRS]
 EVIDENCE = [p["evidence"] for p in PAIRS]
 LABELS = [p["label"] for p in PAIRS]
-# Measured: int8 moves a probability by at most 0.080 (mean 0.016) from the float model
-# on these pairs, with a VNNI CPU; int8 kernels differ a little between CPUs.
-INT8_MAX_DIFFERENCE = 0.12
+# Measured with the 384-token verifier (version 3), weights quantised to 7 bits
+# (`reduce_range`): int8 moves a probability by at most 0.134 (mean 0.022) from the float
+# model on these pairs, and ROC AUC by 0.002, on an AMD EPYC without VNNI; int8 kernels
+# differ between CPUs (without `reduce_range` that CPU gave 0.194).
+INT8_MAX_DIFFERENCE = 0.15
 
 
 @pytest.fixture(scope="module")
