@@ -8,6 +8,7 @@ import math
 import pytest
 
 from grounding_app.lab import fit_threshold
+from tests.lab.predictions import write_files
 
 
 def sigmoid(x: float) -> float:
@@ -25,26 +26,9 @@ def test_the_shift_maps_the_optimum_onto_the_target(best: float, temperature: fl
 
 
 def test_main_moves_the_bias_of_the_named_verifier(tmp_path, capsys) -> None:
-    data = tmp_path / "dev.jsonl"
-    rows = []
-    predictions = []
-    for source, scores in {"a": (0.1, 0.2, 0.3, 0.4), "b": (0.15, 0.25, 0.35, 0.45)}.items():
-        for i, score in enumerate(scores):
-            example_id = f"{source}{i}"
-            rows.append(
-                {
-                    "id": example_id,
-                    "source": source,
-                    "facts": [{"text": "A fact."}],
-                    "claim": "A claim.",
-                    "label": int(i >= 2),
-                }
-            )
-            predictions.append({"id": example_id, "score": score, "judge": "verifier:x"})
-            predictions.append({"id": example_id, "score": 0.5, "judge": "features"})
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = tmp_path / "pred.jsonl"
-    out.write_text("".join(json.dumps(p) + "\n" for p in predictions))
+    scores = {"a": (0.1, 0.2, 0.3, 0.4), "b": (0.15, 0.25, 0.35, 0.45)}
+    flat = {source: (0.5,) * 4 for source in scores}
+    out, data = write_files(tmp_path, {"verifier:x": scores, "features": flat})
     verifier = tmp_path / "verifier"
     verifier.mkdir()
     (verifier / "verifier.json").write_text(json.dumps({"temperature": 2.0, "bias": 0.5}))
