@@ -62,6 +62,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=3e-5)
     parser.add_argument("--save-steps", type=int, default=100)
     parser.add_argument("--limit", type=int, default=0, help="train on at most N pairs")
+    parser.add_argument(
+        "--skip", type=int, default=0, help="leave out the first N pairs (a previous run's)"
+    )
+    parser.add_argument(
+        "--bf16", action="store_true", help="bfloat16 autocast on the CPU (AMX: ~30%% faster)"
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--dev-limit", type=int, default=600)
     parser.add_argument(
@@ -102,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     pairs = windows.build_pairs(
         read_examples(args.train), count_tokens, budget, args.seed, padded=args.padded
     )
+    pairs = pairs[args.skip :]
     if args.limit:
         pairs = pairs[: args.limit]
     dev_examples = list(read_examples(args.dev))
@@ -148,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         dataloader_drop_last=False,
         report_to="none",
         use_cpu=not torch.cuda.is_available(),
-        bf16=torch.cuda.is_available(),
+        bf16=torch.cuda.is_available() or args.bf16,
     )
     trainer = CrossEncoderTrainer(
         model=model,
