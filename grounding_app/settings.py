@@ -18,6 +18,9 @@ from django.core.exceptions import ImproperlyConfigured
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Weights are read from local files in a moment: a "Loading weights" bar in the server's
+# start log tells its reader nothing.
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import logging
 import os
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +110,26 @@ def exported(
     return _cached(cache_dir() / f"{name}-{weights_key(weights)}.onnx", export)
 
 
+_QUANTIZER = os.path.join("onnxruntime", "quantization", "")
+
+
+def _not_quantizer_chatter(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.WARNING or _QUANTIZER not in record.pathname
+
+
+@contextmanager
+def quiet_quantizer() -> Iterator[None]:
+    """ONNX Runtime's quantiser reports each tensor it leaves alone (about 70 lines of
+    "Quantization parameters for tensor ... not specified") on the root logger at INFO,
+    which the server's start log shows; its warnings still pass."""
+    root = logging.getLogger()
+    root.addFilter(_not_quantizer_chatter)
+    try:
+        yield
+    finally:
+        root.removeFilter(_not_quantizer_chatter)
+
+
 def quantized(graph: Path) -> Path:
     """The cached int8 copy of an exported graph: dynamic quantisation of its MatMuls.
 
@@ -124,15 +146,16 @@ def quantized(graph: Path) -> Path:
         # Shape inference and basic (portable) graph fusions, as ORT recommends first;
         # the symbolic pass fails on this graph and adds nothing for MatMuls.
         prepared = temp.with_suffix(".prepared.onnx")
-        quant_pre_process(graph, prepared, skip_symbolic_shape=True)
-        quantize_dynamic(
-            prepared,
-            temp,
-            op_types_to_quantize=["MatMul", "Gemm"],
-            per_channel=True,
-            reduce_range=True,
-            weight_type=QuantType.QInt8,
-        )
+        with quiet_quantizer():
+            quant_pre_process(graph, prepared, skip_symbolic_shape=True)
+            quantize_dynamic(
+                prepared,
+                temp,
+                op_types_to_quantize=["MatMul", "Gemm"],
+                per_channel=True,
+                reduce_range=True,
+                weight_type=QuantType.QInt8,
+            )
 
     import onnxruntime
 
