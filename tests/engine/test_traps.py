@@ -20,13 +20,16 @@ from grounding_app.lab.bench_requests import FILM_FACTS
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 NEEDS_LONG_READER = (
-    "the 384-token verifier (version 3) still reads who did what loosely: exchanged roles"
+    "the 384-token verifier (version 4) still reads who did what loosely: exchanged roles"
     " and reversed relations score as support (issue 11)"
 )
-# Calibrated on dev_realistic (whose labels pass a claim with a clause the evidence only
-# implies), the verifier reads "opened to traffic in 1937" as support for "opened in 1937
-# and spans the strait" (0.71): it cites that fact alone.
-LENIENT_CLAUSE = "calibrated to dev_realistic, a clause the cited fact lacks passes"
+# Version 4 (the mean of two runs' weights) reads "born in Warsaw" and "won the Nobel
+# Prize in Physics in 1903", each from its own fact, together at 0.58: just below the
+# threshold (version 3: 0.81). The run it averages read them at 0.42.
+SPREAD_BELOW = (
+    "version 4 reads this claim against both facts together at 0.58, below the threshold"
+    " (version 3 passed it at 0.81; the continued run alone, 0.42)"
+)
 NO_HEDGES = "the verifier does not read hedges: dropping 'probably' keeps the support"
 
 
@@ -91,21 +94,23 @@ def test_the_unswapped_claims_stay_supported(engine, answer, facts, source):
 @pytest.mark.parametrize(
     ("answer", "facts"),
     [
-        (
+        pytest.param(
             "Marie Curie, who was born in Warsaw, won the Nobel Prize in Physics in 1903.",
             (
                 "Marie Curie was born in Warsaw in 1867.",
                 "In 1903 Marie Curie won the Nobel Prize in Physics.",
             ),
+            marks=pytest.mark.xfail(strict=True, reason=SPREAD_BELOW),
         ),
-        pytest.param(
+        # Version 3 read "opened to traffic in 1937" alone as support for both clauses
+        # (0.71) and cited one fact; version 4 needs the other fact for the strait.
+        (
             "The Golden Gate Bridge opened in 1937 and spans the Golden Gate strait.",
             (
                 "The Golden Gate Bridge spans the Golden Gate, the strait between San Francisco"
                 " Bay and the Pacific Ocean.",
                 "The Golden Gate Bridge opened to traffic in 1937.",
             ),
-            marks=pytest.mark.xfail(strict=True, reason=LENIENT_CLAUSE),
         ),
     ],
 )

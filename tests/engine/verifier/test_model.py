@@ -66,9 +66,10 @@ def test_a_true_sentence_among_the_neighbours_the_engine_shows_supports(judge):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the 384-token verifier reads a true sentence at the end of a window full of"
-    " near-identical log lines (25) as unsupported (0.27; 12 lines: 0.73); the engine"
-    " shows at most a few neighbours around a chosen passage, so a request does not meet it",
+    reason="the 384-token verifier (version 4) reads a true sentence at the end of a window"
+    " full of near-identical log lines as unsupported (0.24; behind 12 lines: 0.81); the"
+    " engine shows at most a few neighbours around a chosen passage, so a request does not"
+    " meet it",
 )
 def test_a_true_sentence_behind_a_full_window_of_log_lines_supports(judge):
     [score] = judge.score([(ClaimInContext(REACTOR), Evidence((*_log_lines(60), REACTOR)))])
