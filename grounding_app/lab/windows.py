@@ -128,17 +128,69 @@ def _entities(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def swap_entities(claim: str, rng: random.Random) -> str | None:
-    """Two different entities of the claim exchanged ("A beat B" -> "B beat A")."""
-    names = [n for n in _entities(claim) if claim.count(n) == 1]
+def _proper_names(evidence: str) -> list[str]:
+    """The evidence's names that are capitalised where no sentence starts (so "Police"
+    opening a sentence is not one), or that run over several words."""
+    found = []
+    for match in _ENTITY.finditer(evidence):
+        before = evidence[: match.start()].rstrip()
+        words = match.group().split()
+        while words and words[0] in _STOP_CAPS:
+            words = words[1:]
+        if not words:
+            continue
+        if len(words) > 1 or (before and before[-1] not in ".!?:\"\u201c\u201d'\n"):
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found))
+
+
+def claim_names(claim: str, evidence: str = "") -> list[str]:
+    """The names of a claim as it writes them: its capitalised ones and, since many
+    summarisers write in lower case ("harry kane scored"), the evidence's proper names
+    (or their last words) found in it in any case. A name inside a longer one found is
+    left out."""
+    names = _entities(claim)
+    lowered = claim.lower()
+    for name in _proper_names(evidence):
+        words = name.lower().split()
+        # "President Muhammadu Buhari" is met as "muhammadu buhari" or "buhari" too
+        for start in range(len(words)):
+            tail = re.escape(" ".join(words[start:]))
+            match = re.search(rf"(?<!\w){tail}(?!\w)", lowered)
+            if match:
+                names.append(claim[match.start() : match.end()])
+                break
+    names = list(dict.fromkeys(names))
+    return [n for n in names if not any(n != m and n.lower() in m.lower() for m in names)]
+
+
+def _as_written(name: str, like: str) -> str:
+    """`name` in the case of the claim's name it takes the place of (a lower-case
+    summary stays so)."""
+    return name.lower() if like == like.lower() else name
+
+
+_CONJOINED = re.compile(r"\s*(?:,|and|or|&|,\s*and)\s*", re.I)
+
+
+def swap_entities(claim: str, rng: random.Random, evidence: str = "") -> str | None:
+    """Two different entities of the claim exchanged ("A beat B" -> "B beat A"); not two
+    listed side by side ("A and B won"), which would mean the same."""
+    names = [n for n in claim_names(claim, evidence) if claim.count(n) == 1]
     if len(names) < 2:
         return None
     a, b = rng.sample(names, 2)
-    if a in b or b in a:
+    if a.lower() in b.lower() or b.lower() in a.lower():
+        return None
+    first, second = sorted((a, b), key=claim.index)
+    between = claim[claim.index(first) + len(first) : claim.index(second)]
+    if _CONJOINED.fullmatch(between):
         return None
     marker = "\x00"
-    swapped = claim.replace(a, marker).replace(b, a).replace(marker, b)
-    return swapped if swapped != claim else None
+    swapped = (
+        claim.replace(a, marker).replace(b, _as_written(a, b)).replace(marker, _as_written(b, a))
+    )
+    return swapped if swapped.lower() != claim.lower() else None
 
 
 def replace_from_evidence(claim: str, evidence: str, rng: random.Random) -> str | None:
@@ -149,10 +201,12 @@ def replace_from_evidence(claim: str, evidence: str, rng: random.Random) -> str 
     evidence_numbers = {m.group() for m in _NUMBER.finditer(evidence)}
     if claim_numbers:
         kinds.append("number")
-    claim_names = [n for n in _entities(claim) if n in evidence]
-    if claim_names:
+    lowered_evidence = evidence.lower()
+    names = [n for n in claim_names(claim, evidence) if n.lower() in lowered_evidence]
+    if names:
         kinds.append("entity")
     rng.shuffle(kinds)
+    lowered = claim.lower()
     for kind in kinds:
         if kind == "number":
             m = rng.choice(claim_numbers)
@@ -160,10 +214,16 @@ def replace_from_evidence(claim: str, evidence: str, rng: random.Random) -> str 
             if others:
                 return claim[: m.start()] + rng.choice(others) + claim[m.end() :]
         else:
-            name = rng.choice(claim_names)
-            others = [n for n in _entities(evidence) if n not in claim and name not in n]
+            name = rng.choice(names)
+            lower = name == name.lower()
+            others = [
+                n
+                for n in (_proper_names(evidence) if lower else _entities(evidence))
+                if n.lower() not in lowered and name.lower() not in n.lower()
+            ]
             if others:
-                return claim.replace(name, rng.choice(others), 1)
+                other = rng.choice(others)
+                return claim.replace(name, other.lower() if lower else other, 1)
     return None
 
 
@@ -295,7 +355,7 @@ def build_pairs(
                 changed = hedged
                 kind = "hedge"
             elif roll < 0.25:
-                changed = swap_entities(example.claim, rng)
+                changed = swap_entities(example.claim, rng, evidence)
                 kind = "swap"
             elif roll < 0.6:
                 changed = replace_from_evidence(example.claim, evidence, rng)

@@ -76,6 +76,78 @@ def test_swap_entities(claim: str, expected: str | None) -> None:
         assert swapped == expected
 
 
+ARTICLE = (
+    "Pakistani schoolgirl Malala Yousafzai was shot by the Taliban in 2012. "
+    "President Muhammadu Buhari met her in Abuja. Police said the attack was planned."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # capitalised names, as before
+        ("Rome is the capital of Italy.", "", ["Rome", "Italy"]),
+        # a lower-case summary: the evidence's proper names, found in any case
+        (
+            "malala yousafzai was shot by the taliban.",
+            ARTICLE,
+            ["malala yousafzai", "taliban"],
+        ),
+        # "Police" opens a sentence: not a name, so "police" is not one either
+        ("police met muhammadu buhari.", ARTICLE, ["muhammadu buhari"]),
+        # a name inside a longer one found is left out ("buhari" in "muhammadu buhari")
+        (
+            "muhammadu buhari was in abuja.",
+            ARTICLE + " Buhari spoke.",
+            ["muhammadu buhari", "abuja"],
+        ),
+        # whole words only: "abujaland" is not "abuja"
+        ("he visited abujaland.", ARTICLE, []),
+        ("no names here at all.", ARTICLE, []),
+    ],
+)
+def test_claim_names_find_lower_case_names_through_the_evidence(
+    claim: str, evidence: str, expected: list[str]
+) -> None:
+    assert sorted(windows.claim_names(claim, evidence)) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # roles exchanged in a lower-case summary, the case kept
+        (
+            "the taliban shot malala yousafzai.",
+            ARTICLE,
+            "the malala yousafzai shot taliban.",
+        ),
+        # two names listed side by side: exchanging them says the same
+        ("harry kane and eden hazard were picked.", "Harry Kane and Eden Hazard won.", None),
+        ("Harry Kane, Eden Hazard were picked.", "", None),
+        ("Argentina or France won.", "", None),
+    ],
+)
+def test_swap_entities_reads_lower_case_claims_and_skips_lists(
+    claim: str, evidence: str, expected: str | None
+) -> None:
+    assert windows.swap_entities(claim, random.Random(0), evidence) == expected
+
+
+def test_lower_case_claims_get_replacements_from_the_evidence_in_their_case() -> None:
+    rng = random.Random(2)
+    seen = {
+        windows.replace_from_evidence("malala yousafzai was shot in 2012.", ARTICLE, rng)
+        for _ in range(30)
+    }
+    # The role taken by another name of the same article, written in lower case (the
+    # year stays: the article has no other number).
+    assert seen == {
+        "president muhammadu buhari was shot in 2012.",
+        "abuja was shot in 2012.",
+        "taliban was shot in 2012.",
+    }
+
+
 def test_replacements_come_from_the_same_evidence() -> None:
     evidence = "Vienna is the capital of Austria. Rome is the capital of Italy. It has 2,800 km."
     rng = random.Random(3)
