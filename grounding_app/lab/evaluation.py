@@ -79,16 +79,20 @@ def _evidence(response: CheckResponse, claim: Claim, judged: Sequence[Judged]) -
 
     A claim's score is the best score the judge gave any of its evidence options, so the
     option with exactly that score is the one it rests on (the judge reads the claim
-    normalised, so its text would not match the sentence).
+    normalised, so its text would not match the sentence). No option has it when the
+    engine lowered the score after the judge (the evidence puts another name or number
+    where the claim has one): the option the judge scored best is shown, marked so.
     """
     if claim.citation_indices:
         return " … ".join(response.cited_chunks[i].chunk_text for i in claim.citation_indices)
-    best = [j.evidence for j in judged if j.score == claim.score]
-    if not best:
+    if not judged:
         return ""
-    attributes = "; ".join(f"{key}: {value}" for key, value in best[0].attributes.items())
-    passages = " ".join(best[0].passages)
-    return f"[{attributes}] {passages}" if attributes else passages
+    exact = [j for j in judged if j.score == claim.score]
+    best = exact[0] if exact else max(judged, key=lambda j: j.score)
+    attributes = "; ".join(f"{key}: {value}" for key, value in best.evidence.attributes.items())
+    passages = " ".join(best.evidence.passages)
+    text = f"[{attributes}] {passages}" if attributes else passages
+    return text if exact else f"(score lowered after the judge: {best.score:.3f} before) {text}"
 
 
 def predict(

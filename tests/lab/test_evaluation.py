@@ -71,6 +71,19 @@ def test_mistakes_are_the_most_confident_per_source_and_kind() -> None:
     ]
 
 
+def test_a_score_lowered_after_the_judge_still_shows_its_evidence(
+    fake_engine: GroundingEngine,
+) -> None:
+    engine, recorder = recording(fake_engine)
+    # The evidence has "Cameron" where the claim has "Spielberg": the engine lowers
+    # the judge's score, so no recorded score equals the claim's.
+    answer = "Titanic was directed by Steven Spielberg."
+    prediction = predict(engine.check, Example("x", FACTS, answer, 0, "s"), 0.6, recorder)
+    assert prediction.score not in {j.score for j in recorder.judged}
+    assert prediction.evidence.startswith("(score lowered after the judge: ")
+    assert "Titanic was directed by James Cameron." in prediction.evidence
+
+
 def test_an_answer_without_checks_says_so(fake_engine: GroundingEngine) -> None:
     engine, recorder = recording(fake_engine)
     example = Example("x", FACTS, "What was your favourite scene?", 0, "s")
