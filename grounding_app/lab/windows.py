@@ -9,7 +9,8 @@ engine's retrieval would show first, so positives are readable and negatives are
 Pairs are weighted towards the document-level sources people meet in real use
 (summaries, RAG answers, dialogue, web claims) and away from sentence NLI; generated
 negatives defeat word matching (entities exchanged, an entity or number replaced by
-another from the same evidence, a hedge the evidence keeps taken out), generated
+another from the same evidence, a hedge the evidence keeps taken out, pronouns of the
+other gender, a negation the evidence lacks: FactCC's transformations), generated
 positives paraphrase the surface (citation markers, numbers in other formats).
 """
 
@@ -227,6 +228,51 @@ def replace_from_evidence(claim: str, evidence: str, rng: random.Random) -> str 
     return None
 
 
+_MALE = {"he": "she", "him": "her", "his": "her", "himself": "herself"}
+_FEMALE = {"she": "he", "her": "his", "hers": "his", "herself": "himself"}
+
+
+def _gendered(text: str, table: dict[str, str]) -> list[re.Match[str]]:
+    return [m for m in re.finditer(r"\b[A-Za-z]+\b", text) if m.group().lower() in table]
+
+
+def swap_pronoun(claim: str, evidence: str) -> str | None:
+    """The claim's pronouns turned to the other gender, where the evidence speaks of one
+    gender only ("he was shot" of a woman): the error FactCC's negatives are made of."""
+    male, female = _gendered(evidence, _MALE), _gendered(evidence, _FEMALE)
+    if bool(male) == bool(female):
+        return None
+    table = _MALE if male else _FEMALE
+    found = _gendered(claim, table)
+    if not found:
+        return None
+    out = claim
+    for m in reversed(found):
+        word = table[m.group().lower()]
+        if m.group()[0].isupper():
+            word = word.capitalize()
+        out = out[: m.start()] + word + out[m.end() :]
+    return out
+
+
+_AUXILIARY = re.compile(
+    r"\b(is|was|are|were|has|have|had|will|can|could|would|should)\b(?!\s+(?:not|never)\b)",
+    re.I,
+)
+_NEGATION = re.compile(r"\b(not|never|no longer)\b|n't\b", re.I)
+
+
+def negate(claim: str, evidence: str) -> str | None:
+    """The claim's first auxiliary negated ("was shot" -> "was not shot"), where neither
+    the claim nor the evidence negates anything: the evidence then says the opposite."""
+    if _NEGATION.search(claim) or _NEGATION.search(evidence):
+        return None
+    match = _AUXILIARY.search(claim)
+    if not match:
+        return None
+    return claim[: match.end()] + " not" + claim[match.end() :]
+
+
 _HEDGE = re.compile(
     r"\s+\b(possibly|potentially|probably|likely|reportedly|allegedly|perhaps|apparently"
     r"|presumably|supposedly)\b",
@@ -354,12 +400,18 @@ def build_pairs(
             if hedged:
                 changed = hedged
                 kind = "hedge"
-            elif roll < 0.25:
+            elif roll < 0.2:
                 changed = swap_entities(example.claim, rng, evidence)
                 kind = "swap"
-            elif roll < 0.6:
+            elif roll < 0.5:
                 changed = replace_from_evidence(example.claim, evidence, rng)
                 kind = "replace"
+            elif roll < 0.6:
+                changed = swap_pronoun(example.claim, evidence)
+                kind = "pronoun"
+            elif roll < 0.67:
+                changed = negate(example.claim, evidence)
+                kind = "negate"
             else:
                 changed = None
                 kind = ""

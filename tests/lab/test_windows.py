@@ -207,7 +207,9 @@ def test_pairs_are_capped_per_source_and_hard_negatives_are_added() -> None:
     assert sum(p.source == "snli" for p in originals) == 10
     generated = [p for p in pairs if p.kind != "original"]
     assert generated and all(isinstance(p, TrainPair) for p in generated)
-    assert all(p.label == 0 for p in generated if p.kind in {"swap", "replace"})
+    assert all(
+        p.label == 0 for p in generated if p.kind in {"swap", "replace", "pronoun", "negate"}
+    )
     assert windows.kinds(pairs)["original:1"] == 30
     again = windows.build_pairs(
         examples,
@@ -275,3 +277,51 @@ def test_padded_pairs_keep_their_label_and_take_sentences_of_other_sources_only(
             assert pair.label == 1 and "dog barks" in pair.evidence
         else:
             assert pair.label == 0 and "Vienna" in pair.evidence
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # FactCC's pronoun swap: the evidence speaks of one man only
+        (
+            "he was shot in his car.",
+            "Police said he was shot in his car.",
+            "she was shot in her car.",
+        ),
+        ("She won. Her team lost.", "She won the final.", "He won. His team lost."),
+        # the evidence speaks of both (or neither): another gender may be right
+        ("he thanked her.", "He met his wife and thanked her.", None),
+        ("he won.", "The team won the final.", None),
+        # no pronoun in the claim: nothing to turn
+        ("The team won.", "He won.", None),
+        # "the" and "here" are not pronouns
+        ("the hero is here.", "He is the hero.", None),
+    ],
+)
+def test_swap_pronoun(claim: str, evidence: str, expected: str | None) -> None:
+    assert windows.swap_pronoun(claim, evidence) == expected
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        (
+            "the girl was shot in the face.",
+            "The girl was shot.",
+            "the girl was not shot in the face.",
+        ),
+        ("Rome is the capital.", "Rome is the capital of Italy.", "Rome is not the capital."),
+        # the first auxiliary not already negated
+        ("They have won and will win.", "They have won.", "They have not won and will win."),
+        # a negation in either text: the opposite may be what it says
+        ("He was not shot.", "He was shot.", None),
+        ("He was shot.", "He wasn't shot.", None),
+        ("He was shot.", "He was never shot.", None),
+        # no auxiliary: nothing to negate
+        ("The team won the final.", "The team won the final.", None),
+        # whole words only: "this" holds no "is"
+        ("this happened.", "this happened.", None),
+    ],
+)
+def test_negate(claim: str, evidence: str, expected: str | None) -> None:
+    assert windows.negate(claim, evidence) == expected
