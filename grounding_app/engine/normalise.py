@@ -12,8 +12,9 @@ its support:
   spellings: "eleven", "11", "١١" and "１１" are all "11"; "1.5 million" and
   "1,500,000" are both "1500000"; "21st" is 21. A number with a scale word also
   matches its bare figure ("200 million" and "$200m"), as all numbers did before.
-  Spellings the judge itself does not match ("twenty-one" and "21", "١٢" and "12")
-  are also written as digits in the text it reads (``canonical_text``).
+  Spellings the judge itself does not match ("twenty-one" and "21", "١٢" and "12",
+  "1,500" and "1500") are also written as plain digits in the text it reads
+  (``canonical_text``).
 
 Markdown links ("[1](url)") and footnote definitions ("[^1]: ...") are not markers.
 """
@@ -148,7 +149,7 @@ class _Number:
     # The bare figure before a scale word ("200" of "200 million"), which also matches.
     figure: str | None = None
     # How `canonical_text` writes it, when a reader may not match it with another
-    # spelling: "twenty-one" as "21", "١٢" as "12". Plain digits, single words
+    # spelling: "twenty-one" as "21", "١٢" as "12", "1,500" as "1500". Plain digits, single words
     # ("eleven"), ordinals ("twenty-first") and scale words stay as written.
     written: str | None = None
 
@@ -172,6 +173,10 @@ def _digit_numbers(text: str) -> Iterator[_Number]:
         written = None
         if not match.group().isascii():
             written = _ascii_digits(match.group()).replace("٫", ".").replace("٬", ",")
+        if "," in whole:
+            # "1,500" and "1500" read as two numbers to the judge (0.98 -> 0.2 across
+            # spellings): it reads every figure without separators.
+            written = (written or match.group()).replace(",", "").replace("٬", "")
         yield _Number(start, end, _canonical(value), _canonical(figure) if scale else None, written)
 
 
@@ -304,9 +309,10 @@ def number_forms(text: str) -> list[frozenset[str]]:
 def canonical_text(text: str) -> str:
     """``text`` with the numbers a reader may not match across spellings as digits.
 
-    "twenty-one", "one hundred and sixteen" and "١٢" become "21", "116" and "12". Single
-    words ("eleven"), digits, ordinals and scale words ("2 million", "1,500,000") stay
-    as written: the judge matches those, and a rewrite on one side only would cost it.
+    "twenty-one", "one hundred and sixteen", "١٢" and "1,500" become "21", "116", "12"
+    and "1500". Single words ("eleven"), plain digits, ordinals and scale words ("2
+    million") stay as written: the judge matches those, and a rewrite on one side only
+    would cost it.
     """
     parts: list[str] = []
     position = 0

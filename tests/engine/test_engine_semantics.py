@@ -55,12 +55,9 @@ def test_half_right_is_wrong_against_one_fact(engine):
     assert not supported(r, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known miss of the current verifier: 'based on the sinking' against 'is about the"
-    " sinking' plus the death toll from the second fact scores below the threshold",
-)
 def test_second_fact_supports_the_death_toll(engine):
+    # "1500" against "over 1,500": the judge read them as two numbers (0.18) until both
+    # were written without separators.
     r = run(
         engine,
         "Titanic was directed by James Cameron. It was based on the sinking of the RMS"

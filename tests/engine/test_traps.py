@@ -280,6 +280,26 @@ def test_numbers_in_any_spelling_compare_by_value(engine, answer, fact, expected
     assert supported(r) is expected, r.claims[0]
 
 
+STADIUM = "The new stadium, opened in 2004, holds 25,000 people; the old one held 4200."
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # thousands separators on one side only (the judge once read them apart: 0.24)
+        ("The new stadium holds 25000 people.", True),
+        ("The new stadium holds 25,000 people.", True),
+        ("The old stadium held 4,200 people.", True),
+        ("The new stadium holds 26000 people.", False),
+        ("The new stadium holds 26,000 people.", False),
+        ("The old stadium held 4,300 people.", False),
+    ],
+)
+def test_thousands_separators_on_one_side_only(engine, answer, expected):
+    r = run(engine, answer, [STADIUM])
+    assert supported(r) is expected, r.claims[0]
+
+
 # --- structured facts -------------------------------------------------------------------
 
 LUIGIS_RECORD = json.dumps(
