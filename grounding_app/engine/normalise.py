@@ -13,8 +13,8 @@ its support:
   "1,500,000" are both "1500000"; "21st" is 21. A number with a scale word also
   matches its bare figure ("200 million" and "$200m"), as all numbers did before.
   Spellings the judge itself does not match ("twenty-one" and "21", "١٢" and "12",
-  "1,500" and "1500") are also written as plain digits in the text it reads
-  (``canonical_text``).
+  "1,500" and "1500", "1,500,000" and "1.5 million") are written in one form in the
+  text it reads (``canonical_text``).
 
 Markdown links ("[1](url)") and footnote definitions ("[^1]: ...") are not markers.
 """
@@ -149,9 +149,19 @@ class _Number:
     # The bare figure before a scale word ("200" of "200 million"), which also matches.
     figure: str | None = None
     # How `canonical_text` writes it, when a reader may not match it with another
-    # spelling: "twenty-one" as "21", "١٢" as "12", "1,500" as "1500". Plain digits, single words
-    # ("eleven"), ordinals ("twenty-first") and scale words stay as written.
+    # spelling: "twenty-one" as "21", "١٢" as "12", "1,500" as "1500", "1500000" as "1.5
+    # million". Other plain digits, single words ("eleven"), ordinals ("twenty-first")
+    # and scale words stay as written.
     written: str | None = None
+
+
+def _with_scale(value: Decimal) -> str | None:
+    """A round large number with its scale word (1500000 -> "1.5 million"), or None."""
+    for word in ("trillion", "billion", "million"):
+        figure = value / _SCALES[word]
+        if abs(figure) >= 1 and figure == figure.quantize(Decimal("0.001")):
+            return f"{_canonical(figure)} {word}"
+    return None
 
 
 def _digit_numbers(text: str) -> Iterator[_Number]:
@@ -177,6 +187,10 @@ def _digit_numbers(text: str) -> Iterator[_Number]:
             # "1,500" and "1500" read as two numbers to the judge (0.98 -> 0.2 across
             # spellings): it reads every figure without separators.
             written = (written or match.group()).replace(",", "").replace("٬", "")
+        if not scale and not frac and abs(value) >= 1_000_000:
+            # "1,500,000" against "1.5 million" scored 0.24: round millions and
+            # billions are read with their scale word, as news writes them.
+            written = _with_scale(value) or written
         yield _Number(start, end, _canonical(value), _canonical(figure) if scale else None, written)
 
 
@@ -309,10 +323,10 @@ def number_forms(text: str) -> list[frozenset[str]]:
 def canonical_text(text: str) -> str:
     """``text`` with the numbers a reader may not match across spellings as digits.
 
-    "twenty-one", "one hundred and sixteen", "١٢" and "1,500" become "21", "116", "12"
-    and "1500". Single words ("eleven"), plain digits, ordinals and scale words ("2
-    million") stay as written: the judge matches those, and a rewrite on one side only
-    would cost it.
+    "twenty-one", "one hundred and sixteen", "١٢", "1,500" and "2,500,000" become "21",
+    "116", "12", "1500" and "2.5 million". Single words ("eleven"), other plain digits,
+    ordinals and scale words ("2 million") stay as written: the judge matches those,
+    and a rewrite on one side only would cost it.
     """
     parts: list[str] = []
     position = 0

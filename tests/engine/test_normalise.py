@@ -216,7 +216,10 @@ def test_number_spans_point_at_the_number():
         # read well as written: single words, digits, scale words, ordinals, lists
         ("It sold two million cars.", "It sold two million cars."),
         # thousands separators: the judge scores "1500" against "1,500" as a mismatch
-        ("It holds 1,200,000 books, 1.2 million.", "It holds 1200000 books, 1.2 million."),
+        ("It holds 1,200,000 books, 1.2 million.", "It holds 1.2 million books, 1.2 million."),
+        ("It cost $3700000 or -2,000,000,000.", "It cost $3.7 million or -2 billion."),
+        ("It has 1,234,567 people.", "It has 1234567 people."),  # not round: digits
+        ("It has 1,500,000.25 cells.", "It has 1500000.25 cells."),
         ("About 1,500 died; -4,200.50 and +38,000 km.", "About 1500 died; -4200.50 and +38000 km."),
         ("It cost 1,500 million.", "It cost 1500 million."),
         ("It has ١٬٥٠٠ rooms.", "It has 1500 rooms."),

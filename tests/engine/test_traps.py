@@ -280,7 +280,10 @@ def test_numbers_in_any_spelling_compare_by_value(engine, answer, fact, expected
     assert supported(r) is expected, r.claims[0]
 
 
-STADIUM = "The new stadium, opened in 2004, holds 25,000 people; the old one held 4200."
+STADIUM = (
+    "The new stadium, opened in 2004, holds 25,000 people; the old one held 4200. The new"
+    " stadium cost $310,000,000 to build."
+)
 
 
 @pytest.mark.parametrize(
@@ -293,6 +296,9 @@ STADIUM = "The new stadium, opened in 2004, holds 25,000 people; the old one hel
         ("The new stadium holds 26000 people.", False),
         ("The new stadium holds 26,000 people.", False),
         ("The old stadium held 4,300 people.", False),
+        # a round figure against its scale word (read apart: 0.22)
+        ("The new stadium cost $310 million to build.", True),
+        ("The new stadium cost $320 million to build.", False),
     ],
 )
 def test_thousands_separators_on_one_side_only(engine, answer, expected):
@@ -422,3 +428,4 @@ def test_an_answer_that_drops_the_evidence_hedge_is_unsupported(engine, answer, 
 def test_an_answer_that_keeps_the_hedge_is_supported(engine, answer, fact):
     r = run(engine, answer, [fact])
     assert supported(r), r.claims[0]
+
