@@ -12,9 +12,12 @@ its support:
   spellings: "eleven", "11", "١١" and "１１" are all "11"; "1.5 million" and
   "1,500,000" are both "1500000"; "21st" is 21. A number with a scale word also
   matches its bare figure ("200 million" and "$200m"), as all numbers did before.
-  Spellings the judge itself does not match ("twenty-one" and "21", "١٢" and "12",
-  "1,500" and "1500", "1,500,000" and "1.5 million") are written in one form in the
-  text it reads (``canonical_text``).
+  Spellings the judge itself does not match ("twenty-one" and "21", "١٢" and "12")
+  are also written as digits in the text it reads (``canonical_text``).
+* A claim's number that the evidence holds in another spelling is written as the
+  evidence writes it, for the judge only (``align_numbers``): it read "1500" against
+  "1,500" as a mismatch (0.98 -> 0.2), "1.5 million" against "1,500,000" too. The
+  evidence is left as written, the way the judge was trained on it.
 
 Markdown links ("[1](url)") and footnote definitions ("[^1]: ...") are not markers.
 """
@@ -29,6 +32,7 @@ from decimal import Decimal, InvalidOperation
 
 __all__ = [
     "CITATION_RUN",
+    "align_numbers",
     "canonical_number",
     "canonical_numbers",
     "canonical_text",
@@ -149,19 +153,9 @@ class _Number:
     # The bare figure before a scale word ("200" of "200 million"), which also matches.
     figure: str | None = None
     # How `canonical_text` writes it, when a reader may not match it with another
-    # spelling: "twenty-one" as "21", "١٢" as "12", "1,500" as "1500", "1500000" as "1.5
-    # million". Other plain digits, single words ("eleven"), ordinals ("twenty-first")
-    # and scale words stay as written.
+    # spelling: "twenty-one" as "21", "١٢" as "12". Plain digits, single words
+    # ("eleven"), ordinals ("twenty-first") and scale words stay as written.
     written: str | None = None
-
-
-def _with_scale(value: Decimal) -> str | None:
-    """A round large number with its scale word (1500000 -> "1.5 million"), or None."""
-    for word in ("trillion", "billion", "million"):
-        figure = value / _SCALES[word]
-        if abs(figure) >= 1 and figure == figure.quantize(Decimal("0.001")):
-            return f"{_canonical(figure)} {word}"
-    return None
 
 
 def _digit_numbers(text: str) -> Iterator[_Number]:
@@ -183,14 +177,6 @@ def _digit_numbers(text: str) -> Iterator[_Number]:
         written = None
         if not match.group().isascii():
             written = _ascii_digits(match.group()).replace("٫", ".").replace("٬", ",")
-        if "," in whole:
-            # "1,500" and "1500" read as two numbers to the judge (0.98 -> 0.2 across
-            # spellings): it reads every figure without separators.
-            written = (written or match.group()).replace(",", "").replace("٬", "")
-        if not scale and not frac and abs(value) >= 1_000_000:
-            # "1,500,000" against "1.5 million" scored 0.24: round millions and
-            # billions are read with their scale word, as news writes them.
-            written = _with_scale(value) or written
         yield _Number(start, end, _canonical(value), _canonical(figure) if scale else None, written)
 
 
@@ -323,10 +309,9 @@ def number_forms(text: str) -> list[frozenset[str]]:
 def canonical_text(text: str) -> str:
     """``text`` with the numbers a reader may not match across spellings as digits.
 
-    "twenty-one", "one hundred and sixteen", "١٢", "1,500" and "2,500,000" become "21",
-    "116", "12", "1500" and "2.5 million". Single words ("eleven"), other plain digits,
-    ordinals and scale words ("2 million") stay as written: the judge matches those,
-    and a rewrite on one side only would cost it.
+    "twenty-one", "one hundred and sixteen" and "١٢" become "21", "116" and "12". Single
+    words ("eleven"), digits, ordinals and scale words ("2 million", "1,500,000") stay
+    as written: the judge matches those, and a rewrite on one side only would cost it.
     """
     parts: list[str] = []
     position = 0
@@ -336,6 +321,30 @@ def canonical_text(text: str) -> str:
             parts.append(number.written)
             position = number.end
     parts.append(text[position:])
+    return "".join(parts)
+
+
+def align_numbers(claim: str, evidence: str) -> str:
+    """``claim`` with each number that ``evidence`` holds in another spelling written as
+    the evidence first writes it ("1500" -> "1,500", "1.5 million" -> "1,500,000").
+
+    "One" and "zero" in words stay ("one of the", "none"): too often no figure at all.
+    """
+    written: dict[str, str] = {}
+    for number in _numbers(evidence):
+        written.setdefault(number.value, evidence[number.start : number.end])
+    parts: list[str] = []
+    position = 0
+    for number in _numbers(claim):
+        text = claim[number.start : number.end]
+        form = written.get(number.value)
+        if form is None or form == text or number.start < position:
+            continue
+        if number.value in ("0", "1") and not any(c.isdigit() for c in text):
+            continue
+        parts += [claim[position : number.start], form]
+        position = number.end
+    parts.append(claim[position:])
     return "".join(parts)
 
 

@@ -32,7 +32,7 @@ from grounding_app.engine.lexical import (
     refers_back,
     substitutes,
 )
-from grounding_app.engine.normalise import canonical_text, strip_citations
+from grounding_app.engine.normalise import align_numbers, canonical_text, strip_citations
 from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
 
@@ -361,10 +361,12 @@ class GroundingEngine:
             ]
             if not todo:
                 break
-            pairs = [
-                (queries[row], self._evidence(request, option, bool(queries[row].context)))
-                for row, option in todo
-            ]
+            pairs = []
+            for row, option in todo:
+                evidence = self._evidence(request, option, bool(queries[row].context))
+                query = queries[row]
+                aligned = align_numbers(query.claim, evidence.text)
+                pairs.append((ClaimInContext(aligned, query.context), evidence))
             scores = self.judge.score(pairs, memo)
             for (row, option), (_, evidence), score in zip(todo, pairs, scores, strict=True):
                 claim = claims[order[row]]

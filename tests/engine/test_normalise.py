@@ -14,6 +14,7 @@ import pytest
 from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lexical import compare, names, numbers, substitutes
 from grounding_app.engine.normalise import (
+    align_numbers,
     canonical_number,
     canonical_numbers,
     canonical_text,
@@ -215,14 +216,7 @@ def test_number_spans_point_at_the_number():
         ("a dozen eggs", "12 eggs"),
         # read well as written: single words, digits, scale words, ordinals, lists
         ("It sold two million cars.", "It sold two million cars."),
-        # thousands separators: the judge scores "1500" against "1,500" as a mismatch
-        ("It holds 1,200,000 books, 1.2 million.", "It holds 1.2 million books, 1.2 million."),
-        ("It cost $3700000 or -2,000,000,000.", "It cost $3.7 million or -2 billion."),
-        ("It has 1,234,567 people.", "It has 1234567 people."),  # not round: digits
-        ("It has 1,500,000.25 cells.", "It has 1500000.25 cells."),
-        ("About 1,500 died; -4,200.50 and +38,000 km.", "About 1500 died; -4200.50 and +38000 km."),
-        ("It cost 1,500 million.", "It cost 1500 million."),
-        ("It has ١٬٥٠٠ rooms.", "It has 1500 rooms."),
+        ("It holds 1,200,000 books, 1.2 million.", "It holds 1,200,000 books, 1.2 million."),
         ("It won eleven awards.", "It won eleven awards."),
         ("It won 11 awards in 1997.", "It won 11 awards in 1997."),
         ("the twenty-first century, the 21st", "the twenty-first century, the 21st"),
@@ -423,3 +417,30 @@ def test_the_index_knows_which_facts_are_records():
     index = PassageIndex([Fact("Paris is big."), Fact(json.dumps(LUIGIS)), Fact("a: 1\nb: 2")])
     assert index.structured == {1, 2}
     assert [p.text for p in index.passages][:2] == ["Paris is big.", "name: Luigi's."]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # the evidence's spelling of the same value, for the judge
+        ("It killed 1500 people.", "over 1,500 people died", "It killed 1,500 people."),
+        ("It killed 1,500 people.", "1500 people died", "It killed 1500 people."),
+        ("It cost $1.5 million.", "It cost $1,500,000.", "It cost $1,500,000."),
+        ("It cost $1,500,000.", "It cost $1.5 million.", "It cost $1.5 million."),
+        ("It won eleven awards.", "It won 11 awards.", "It won 11 awards."),
+        ("It has ١٢ rooms.", "It has 12 rooms.", "It has 12 rooms."),
+        ("It has 21 arches.", "It has twenty-one arches.", "It has twenty-one arches."),
+        # the first spelling the evidence uses; every number of the claim
+        ("From 1500 to 25000.", "1,500 then 1500; 25,000", "From 1,500 to 25,000."),
+        # a value the evidence lacks stays as written: the judge must see it differ
+        ("It killed 1600 people.", "over 1,500 people died", "It killed 1600 people."),
+        ("It killed 1,500 people.", "It killed 1,500 people.", "It killed 1,500 people."),
+        # "one" and "zero" in words are too often no figure
+        ("It is one of the best.", "It won 1 award.", "It is one of the best."),
+        ("It won 1 award.", "It won one award.", "It won one award."),
+        ("No numbers here.", "It has 12 rooms.", "No numbers here."),
+    ],
+)
+def test_align_numbers_writes_the_claims_numbers_as_the_evidence_does(claim, evidence, expected):
+    assert align_numbers(claim, evidence) == expected
+    assert canonical_numbers(align_numbers(claim, evidence)) == canonical_numbers(claim)
