@@ -31,6 +31,12 @@ SPREAD_BELOW = (
     " (version 3 passed it at 0.81; the continued run alone, 0.42)"
 )
 NO_HEDGES = "the verifier does not read hedges: dropping 'probably' keeps the support"
+# A run trained with these very errors as negatives (lab/windows.py: names of lower-case
+# claims replaced from the article, pronouns turned) still read them at 0.91-0.93.
+WRONG_PERSON = (
+    "version 4 reads another name or pronoun of the same article in the claim's role as"
+    " support (0.94-0.99): the words all match and it does not check who did what"
+)
 
 
 @pytest.fixture(scope="module")
@@ -429,3 +435,59 @@ def test_an_answer_that_keeps_the_hedge_is_supported(engine, answer, fact):
     r = run(engine, answer, [fact])
     assert supported(r), r.claims[0]
 
+
+# --- FactCC's transformations, in a summariser's lower case ---------------------------------
+
+MALALA = (
+    "Malala Yousafzai was shot in the face by the Taliban in 2012 for speaking out in favour"
+    " of girls' education. She later met President Muhammadu Buhari in Abuja to talk about"
+    " the schoolgirls kidnapped in Chibok."
+)
+STRAUSS = (
+    "The bridge was designed by Joseph Strauss and opened in 1937. He had spent more than a"
+    " decade winning support for the project, and his name is on a plaque at the south tower."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact"),
+    [
+        # another name of the same article in the role (every word is in it)
+        ("muhammadu buhari was shot by the taliban in 2012.", MALALA),
+        ("muhammadu buhari met malala yousafzai in chibok.", MALALA),
+        # a pronoun of the other gender, with no name to resolve it to
+        ("he was shot in the face by the taliban in 2012.", MALALA),
+        ("her name is on a plaque at the south tower.", STRAUSS),
+    ],
+)
+@pytest.mark.xfail(strict=True, reason=WRONG_PERSON)
+def test_a_lower_case_summary_with_the_wrong_person_is_unsupported(engine, answer, fact):
+    r = run(engine, answer, [fact])
+    assert not supported(r), r.claims[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact"),
+    [
+        ("malala yousafzai was shot by the taliban in 2012.", MALALA),
+        ("malala yousafzai met muhammadu buhari in abuja.", MALALA),
+        ("she was shot in the face by the taliban in 2012.", MALALA),
+        ("his name is on a plaque at the south tower.", STRAUSS),
+    ],
+)
+def test_a_lower_case_summary_with_the_right_person_is_supported(engine, answer, fact):
+    r = run(engine, answer, [fact])
+    assert supported(r), r.claims[0]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Malala Yousafzai was not shot by the Taliban.",
+        "The bridge did not open in 1937.",
+        "The bridge was not designed by Joseph Strauss.",
+    ],
+)
+def test_a_negation_the_evidence_lacks_is_unsupported(engine, answer):
+    r = run(engine, answer, [MALALA, STRAUSS])
+    assert not supported(r), r.claims[0]
