@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -221,27 +222,6 @@ def test_pairs_are_capped_per_source_and_hard_negatives_are_added() -> None:
     assert again == pairs  # seeded: the same pairs every run
 
 
-@pytest.mark.parametrize(
-    ("claim", "evidence", "expected"),
-    [
-        (
-            "The drug potentially causes liver damage.",
-            "Studies say the drug potentially causes liver damage.",
-            "The drug causes liver damage.",
-        ),
-        ("He reportedly left in 1990.", "He REPORTEDLY left in 1990.", "He left in 1990."),
-        # the evidence asserts it outright: a hedge-free claim is still supported
-        ("The drug possibly causes harm.", "The drug causes harm.", None),
-        ("The drug causes harm.", "The drug possibly causes harm.", None),
-        ("Likely, it rains.", "It likely rains.", None),  # a hedge must follow a word
-    ],
-)
-def test_drop_hedge_only_where_the_evidence_hedges_too(
-    claim: str, evidence: str, expected: str | None
-) -> None:
-    assert windows.drop_hedge(claim, evidence) == expected
-
-
 def test_padding_puts_unrelated_sentences_around_the_window_within_the_budget() -> None:
     rng = random.Random(3)
     others = ["Xa xb xc.", "Ya yb yc yd.", "Za zb.", "Wa wb wc wd we wf wg wh wi wj wk wl."]
@@ -279,49 +259,55 @@ def test_padded_pairs_keep_their_label_and_take_sentences_of_other_sources_only(
             assert pair.label == 0 and "Vienna" in pair.evidence
 
 
+H, P, N = windows.drop_hedge, windows.swap_pronoun, windows.negate
+
+
 @pytest.mark.parametrize(
-    ("claim", "evidence", "expected"),
+    ("transform", "claim", "evidence", "expected"),
     [
+        # a hedge the evidence keeps, taken out of the claim
+        (
+            H,
+            "The drug potentially causes liver damage.",
+            "Studies say the drug potentially causes liver damage.",
+            "The drug causes liver damage.",
+        ),
+        (H, "He reportedly left in 1990.", "He REPORTEDLY left in 1990.", "He left in 1990."),
+        # the evidence asserts it outright: a hedge-free claim is still supported
+        (H, "The drug possibly causes harm.", "The drug causes harm.", None),
+        (H, "The drug causes harm.", "The drug possibly causes harm.", None),
+        (H, "Likely, it rains.", "It likely rains.", None),  # a hedge must follow a word
         # FactCC's pronoun swap: the evidence speaks of one man only
         (
+            P,
             "he was shot in his car.",
             "Police said he was shot in his car.",
             "she was shot in her car.",
         ),
-        ("She won. Her team lost.", "She won the final.", "He won. His team lost."),
+        (P, "She won. Her team lost.", "She won the final.", "He won. His team lost."),
         # the evidence speaks of both (or neither): another gender may be right
-        ("he thanked her.", "He met his wife and thanked her.", None),
-        ("he won.", "The team won the final.", None),
-        # no pronoun in the claim: nothing to turn
-        ("The team won.", "He won.", None),
-        # "the" and "here" are not pronouns
-        ("the hero is here.", "He is the hero.", None),
-    ],
-)
-def test_swap_pronoun(claim: str, evidence: str, expected: str | None) -> None:
-    assert windows.swap_pronoun(claim, evidence) == expected
-
-
-@pytest.mark.parametrize(
-    ("claim", "evidence", "expected"),
-    [
+        (P, "he thanked her.", "He met his wife and thanked her.", None),
+        (P, "he won.", "The team won the final.", None),
+        (P, "The team won.", "He won.", None),  # no pronoun in the claim
+        (P, "the hero is here.", "He is the hero.", None),  # "the", "here": no pronouns
+        # FactCC's negation: the first auxiliary not already negated
         (
+            N,
             "the girl was shot in the face.",
             "The girl was shot.",
             "the girl was not shot in the face.",
         ),
-        ("Rome is the capital.", "Rome is the capital of Italy.", "Rome is not the capital."),
-        # the first auxiliary not already negated
-        ("They have won and will win.", "They have won.", "They have not won and will win."),
+        (N, "Rome is the capital.", "Rome is the capital of Italy.", "Rome is not the capital."),
+        (N, "They have won and will win.", "They have won.", "They have not won and will win."),
         # a negation in either text: the opposite may be what it says
-        ("He was not shot.", "He was shot.", None),
-        ("He was shot.", "He wasn't shot.", None),
-        ("He was shot.", "He was never shot.", None),
-        # no auxiliary: nothing to negate
-        ("The team won the final.", "The team won the final.", None),
-        # whole words only: "this" holds no "is"
-        ("this happened.", "this happened.", None),
+        (N, "He was not shot.", "He was shot.", None),
+        (N, "He was shot.", "He wasn't shot.", None),
+        (N, "He was shot.", "He was never shot.", None),
+        (N, "The team won the final.", "The team won the final.", None),  # no auxiliary
+        (N, "this happened.", "this happened.", None),  # whole words: "this" holds no "is"
     ],
 )
-def test_negate(claim: str, evidence: str, expected: str | None) -> None:
-    assert windows.negate(claim, evidence) == expected
+def test_evidence_aware_transformations(
+    transform: Callable[[str, str], str | None], claim: str, evidence: str, expected: str | None
+) -> None:
+    assert transform(claim, evidence) == expected
