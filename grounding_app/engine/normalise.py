@@ -324,6 +324,25 @@ def canonical_text(text: str) -> str:
     return "".join(parts)
 
 
+_ORDINAL_END = re.compile(r"(?:st|nd|rd|th)$", re.IGNORECASE)
+
+
+def _plain_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, value) of the cardinal numbers of ``text``, as ``align_numbers``
+    may swap them: without a trailing comma ("2009," of "in 2009, it"), and neither
+    ordinals ("fourth", "21st") nor figures joined to letters ("4th", "5km")."""
+    for number in _numbers(text):
+        end = number.end
+        while end > number.start and text[end - 1] in ",٬":
+            end -= 1
+        words = text[number.start : end]
+        if end < len(text) and text[end].isalpha():
+            continue
+        if _ORDINAL_END.search(words) and not words.lower().endswith("thousand"):
+            continue
+        yield number.start, end, number.value
+
+
 def align_numbers(claim: str, evidence: str) -> str:
     """``claim`` with each number that ``evidence`` holds in another spelling written as
     the evidence first writes it ("1500" -> "1,500", "1.5 million" -> "1,500,000").
@@ -331,19 +350,19 @@ def align_numbers(claim: str, evidence: str) -> str:
     "One" and "zero" in words stay ("one of the", "none"): too often no figure at all.
     """
     written: dict[str, str] = {}
-    for number in _numbers(evidence):
-        written.setdefault(number.value, evidence[number.start : number.end])
+    for start, end, value in _plain_spans(evidence):
+        written.setdefault(value, evidence[start:end])
     parts: list[str] = []
     position = 0
-    for number in _numbers(claim):
-        text = claim[number.start : number.end]
-        form = written.get(number.value)
-        if form is None or form == text or number.start < position:
+    for start, end, value in _plain_spans(claim):
+        text = claim[start:end]
+        form = written.get(value)
+        if form is None or form == text or start < position:
             continue
-        if number.value in ("0", "1") and not any(c.isdigit() for c in text):
+        if value in ("0", "1") and not any(c.isdigit() for c in text):
             continue
-        parts += [claim[position : number.start], form]
-        position = number.end
+        parts += [claim[position:start], form]
+        position = end
     parts.append(claim[position:])
     return "".join(parts)
 

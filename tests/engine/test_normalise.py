@@ -439,6 +439,20 @@ def test_the_index_knows_which_facts_are_records():
         ("It is one of the best.", "It won 1 award.", "It is one of the best."),
         ("It won 1 award.", "It won one award.", "It won one award."),
         ("No numbers here.", "It has 12 rooms.", "No numbers here."),
+        # a comma after a figure is punctuation, on either side
+        (
+            "It was fined $804,000 in 2009.",
+            "In 2009, it paid 804,000.",
+            "It was fined $804,000 in 2009.",
+        ),
+        ("a 15-year-old pupil, 24", "aged 15, and 24,", "a 15-year-old pupil, 24"),
+        ("It cost 1500, then more.", "In all, 1,500, said the", "It cost 1,500, then more."),
+        # ordinals and figures joined to letters are other words, not spellings
+        ("They are fourth placed.", "They are four points behind.", "They are fourth placed."),
+        ("It was the 4th.", "It had four.", "It was the 4th."),
+        ("It ran 5km.", "It ran five km.", "It ran 5km."),
+        ("It had four.", "It was the 4th.", "It had four."),
+        ("It has one thousand seats.", "It has 1000 seats.", "It has 1000 seats."),
     ],
 )
 def test_align_numbers_writes_the_claims_numbers_as_the_evidence_does(claim, evidence, expected):
