@@ -156,6 +156,7 @@ class _Number:
     # spelling: "twenty-one" as "21", "١٢" as "12". Plain digits, single words
     # ("eleven"), ordinals ("twenty-first") and scale words stay as written.
     written: str | None = None
+    ordinal: bool = False  # "fourth", "twenty-first": a rank, not a count
 
 
 def _digit_numbers(text: str) -> Iterator[_Number]:
@@ -174,9 +175,11 @@ def _digit_numbers(text: str) -> Iterator[_Number]:
         figure = Decimal(sign + whole.replace(",", "") + frac)
         scale = match.group("scale")
         value = figure * _DIGIT_SCALES[scale.lower()] if scale else figure
+        if not scale:  # a comma after the figure is punctuation ("in 2009, it")
+            end = start + len(match.group().rstrip(",٬"))
         written = None
-        if not match.group().isascii():
-            written = _ascii_digits(match.group()).replace("٫", ".").replace("٬", ",")
+        if not text[start:end].isascii():
+            written = _ascii_digits(text[start:end]).replace("٫", ".").replace("٬", ",")
         yield _Number(start, end, _canonical(value), _canonical(figure) if scale else None, written)
 
 
@@ -269,7 +272,7 @@ class _WordNumber:
             value = str(self.total + self.current)
             figure = None if self.figure is None else str(self.figure)
             plain = self.words > 1 and not self.ordinal and not self.scale
-            yield _Number(start, end, value, figure, value if plain else None)
+            yield _Number(start, end, value, figure, value if plain else None, self.ordinal)
 
 
 def _word_numbers(text: str) -> Iterator[_Number]:
@@ -324,23 +327,14 @@ def canonical_text(text: str) -> str:
     return "".join(parts)
 
 
-_ORDINAL_END = re.compile(r"(?:st|nd|rd|th)$", re.IGNORECASE)
-
-
 def _plain_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, value) of the cardinal numbers of ``text``, as ``align_numbers``
-    may swap them: without a trailing comma ("2009," of "in 2009, it"), and neither
-    ordinals ("fourth", "21st") nor figures joined to letters ("4th", "5km")."""
+    may swap them: neither ordinals ("fourth") nor figures joined to letters ("4th",
+    "5km")."""
     for number in _numbers(text):
-        end = number.end
-        while end > number.start and text[end - 1] in ",٬":
-            end -= 1
-        words = text[number.start : end]
-        if end < len(text) and text[end].isalpha():
-            continue
-        if _ORDINAL_END.search(words) and not words.lower().endswith("thousand"):
-            continue
-        yield number.start, end, number.value
+        joined = number.end < len(text) and text[number.end].isalpha()
+        if not (joined or number.ordinal):
+            yield number.start, number.end, number.value
 
 
 def align_numbers(claim: str, evidence: str) -> str:

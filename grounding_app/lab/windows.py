@@ -118,30 +118,22 @@ def best_window(claim: str, candidates: Sequence[Window]) -> Window:
     return max(candidates, key=lambda w: len(wanted & set(content_stems(w.text))))
 
 
-def _entities(text: str) -> list[str]:
+def _entities(text: str, proper: bool = False) -> list[str]:
+    """Capitalised runs of words, leading stopwords ("The", "In") dropped. `proper`
+    keeps only those capitalised where no sentence starts (so "Police" opening a
+    sentence is not one) or that run over several words."""
     found = []
     for match in _ENTITY.finditer(text):
         words = match.group().split()
         while words and words[0] in _STOP_CAPS:
             words = words[1:]
-        if words:
-            found.append(" ".join(words))
-    return list(dict.fromkeys(found))
-
-
-def _proper_names(evidence: str) -> list[str]:
-    """The evidence's names that are capitalised where no sentence starts (so "Police"
-    opening a sentence is not one), or that run over several words."""
-    found = []
-    for match in _ENTITY.finditer(evidence):
-        before = evidence[: match.start()].rstrip()
-        words = match.group().split()
-        while words and words[0] in _STOP_CAPS:
-            words = words[1:]
         if not words:
             continue
-        if len(words) > 1 or (before and before[-1] not in ".!?:\"\u201c\u201d'\n"):
-            found.append(" ".join(words))
+        if proper and len(words) == 1:
+            before = text[: match.start()].rstrip()
+            if not before or before[-1] in ".!?:\"\u201c\u201d'\n":
+                continue
+        found.append(" ".join(words))
     return list(dict.fromkeys(found))
 
 
@@ -152,7 +144,7 @@ def claim_names(claim: str, evidence: str = "") -> list[str]:
     left out."""
     names = _entities(claim)
     lowered = claim.lower()
-    for name in _proper_names(evidence):
+    for name in _entities(evidence, proper=True):
         words = name.lower().split()
         # "President Muhammadu Buhari" is met as "muhammadu buhari" or "buhari" too
         for start in range(len(words)):
@@ -219,12 +211,11 @@ def replace_from_evidence(claim: str, evidence: str, rng: random.Random) -> str 
             lower = name == name.lower()
             others = [
                 n
-                for n in (_proper_names(evidence) if lower else _entities(evidence))
+                for n in _entities(evidence, proper=lower)
                 if n.lower() not in lowered and name.lower() not in n.lower()
             ]
             if others:
-                other = rng.choice(others)
-                return claim.replace(name, other.lower() if lower else other, 1)
+                return claim.replace(name, _as_written(rng.choice(others), name), 1)
     return None
 
 
