@@ -59,6 +59,17 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+_SENTENCE_BREAK = re.compile(
+    r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019)]))\s+(?=[\"'\u201c\u2018(]*[A-Z0-9])"
+)
+
+
+def sentences(text: str) -> list[str]:
+    """A passage cut where a sentence ends and the next starts with a capital or digit:
+    enough to find the sentence that states a claim (no spans, unlike `claims`)."""
+    return [s for s in _SENTENCE_BREAK.split(text) if s]
+
+
 def content_stems(text: str) -> list[str]:
     """Stems of the words that carry meaning (no stopwords, no negations)."""
     return [

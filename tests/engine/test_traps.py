@@ -19,10 +19,6 @@ from grounding_app.lab.bench_requests import FILM_FACTS
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-NEEDS_LONG_READER = (
-    "the 384-token verifier (version 4) still reads who did what loosely: exchanged roles"
-    " and reversed relations score as support (issue 11)"
-)
 # Version 4 (the mean of two runs' weights) reads "born in Warsaw" and "won the Nobel
 # Prize in Physics in 1903", each from its own fact, together at 0.58: just below the
 # threshold (version 3: 0.81). The run it averages read them at 0.42.
@@ -30,12 +26,20 @@ SPREAD_BELOW = (
     "version 4 reads this claim against both facts together at 0.58, below the threshold"
     " (version 3 passed it at 0.81; the continued run alone, 0.42)"
 )
-NO_HEDGES = "the verifier does not read hedges: dropping 'probably' keeps the support"
 # A run trained with these very errors as negatives (lab/windows.py: names of lower-case
 # claims replaced from the article, pronouns turned) still read two of them at 0.91, 0.93.
+# A name the claim itself mentions outside a subject ("after Neil Armstrong") is no rival
+# for the role check: without it, "Israeli forces raided militants in the West Bank"
+# against "Israel ... in the West Bank ... its forces carry out raids" would be flagged.
+RIVAL_IN_CLAIM = (
+    "the verifier reads it at 0.74, and the role check does not count a name the claim"
+    " mentions (Neil Armstrong) as the evidence's other doer"
+)
 WRONG_PERSON = (
     "version 4 reads another name or pronoun of the same article in the claim's role as"
-    " support (0.83-0.98): the words all match and it does not check who did what"
+    " support (0.83-0.98), and the role check (engine/roles.py) only compares the subject"
+    " of a clause with the doer of the sentence stating it: a wrong place or object, or a"
+    " pronoun of the other gender, is not a rival name"
 )
 
 
@@ -157,13 +161,27 @@ TITANIC_ROLES = "Titanic was directed by James Cameron. Leonardo DiCaprio starre
 JAWS = "Jaws is a 1975 thriller directed by Steven Spielberg. It stars Roy Scheider."
 
 
-@pytest.mark.xfail(strict=True, reason=NEEDS_LONG_READER)
+APOLLO = (
+    "Neil Armstrong was the first person to walk on the Moon. Buzz Aldrin followed him"
+    " about twenty minutes later, while Michael Collins stayed in lunar orbit."
+)
+
+
+# The verifier reads these as support (every word is in the evidence); the engine's role
+# check (engine/roles.py) finds the sentence stating the action and its other doer.
 @pytest.mark.parametrize(
     ("answer", "fact"),
     [
         ("Leonardo DiCaprio directed Titanic.", TITANIC_ROLES),
         ("James Cameron starred in Titanic.", TITANIC_ROLES),
         ("Roy Scheider directed Jaws.", JAWS),
+        ("Buzz Aldrin was the first person to walk on the Moon.", APOLLO),
+        ("Michael Collins walked on the Moon twenty minutes later.", APOLLO),
+        pytest.param(
+            "Michael Collins walked on the Moon twenty minutes after Neil Armstrong.",
+            APOLLO,
+            marks=pytest.mark.xfail(strict=True, reason=RIVAL_IN_CLAIM),
+        ),
     ],
 )
 def test_roles_exchanged_inside_the_evidence_are_unsupported(engine, answer, fact):
@@ -177,6 +195,8 @@ def test_roles_exchanged_inside_the_evidence_are_unsupported(engine, answer, fac
         ("James Cameron directed Titanic.", TITANIC_ROLES),
         ("Leonardo DiCaprio starred in Titanic.", TITANIC_ROLES),
         ("Steven Spielberg directed Jaws.", JAWS),
+        ("Neil Armstrong was the first person to walk on the Moon.", APOLLO),
+        ("Michael Collins stayed in lunar orbit.", APOLLO),
     ],
 )
 def test_roles_as_the_evidence_gives_them_are_supported(engine, answer, fact):
@@ -379,6 +399,7 @@ TRIAL = (
         ),
         ("Ana Lopez proposed the parking levy, which Mark Reed criticised.", COUNCIL),
         ("In a Leeds study of 400 patients over 65, the drug lowered blood pressure.", TRIAL),
+        ("Norvia, the drug's maker, funded the study.", TRIAL),
     ],
 )
 def test_a_faithful_summary_is_supported(engine, summary, paragraph):
@@ -386,12 +407,12 @@ def test_a_faithful_summary_is_supported(engine, summary, paragraph):
     assert supported(r), r.claims[0]
 
 
-@pytest.mark.xfail(strict=True, reason=NEEDS_LONG_READER)
 @pytest.mark.parametrize(
     ("reversal", "paragraph"),
     [
         ("Mark Reed proposed the parking levy, which Mayor Ana Lopez criticised.", COUNCIL),
         ("Norvia tested the drug, and the University of Leeds funded the study.", TRIAL),
+        ("Mayor Ana Lopez criticised the levy as a tax on drivers.", COUNCIL),
     ],
 )
 def test_a_summary_reversing_who_did_what_is_unsupported(engine, reversal, paragraph):
@@ -407,6 +428,7 @@ MEMORY = (
 )
 FIRE = "Officials said the warehouse fire was probably caused by a faulty heater."
 SHIP = "The wreck found off Cornwall is possibly the merchant ship Mary Rose II, divers said."
+VACCINE = "The new vaccine could reduce hospital admissions by a third, the trial found."
 
 
 @pytest.mark.parametrize(
@@ -415,9 +437,9 @@ SHIP = "The wreck found off Cornwall is possibly the merchant ship Mary Rose II,
         ("The drug slows memory loss in older adults.", MEMORY),
         ("The warehouse fire was caused by a faulty heater.", FIRE),
         ("The wreck found off Cornwall is the merchant ship Mary Rose II.", SHIP),
+        ("The new vaccine reduces hospital admissions by a third.", VACCINE),
     ],
 )
-@pytest.mark.xfail(strict=True, reason=NO_HEDGES)
 def test_an_answer_that_drops_the_evidence_hedge_is_unsupported(engine, answer, fact):
     r = run(engine, answer, [fact])
     assert not supported(r), r.claims[0]
@@ -429,6 +451,7 @@ def test_an_answer_that_drops_the_evidence_hedge_is_unsupported(engine, answer, 
         ("The drug may slow memory loss in older adults.", MEMORY),
         ("The warehouse fire was probably caused by a faulty heater.", FIRE),
         ("The wreck off Cornwall is possibly the Mary Rose II.", SHIP),
+        ("The new vaccine might reduce hospital admissions by a third.", VACCINE),
     ],
 )
 def test_an_answer_that_keeps_the_hedge_is_supported(engine, answer, fact):
@@ -452,8 +475,20 @@ STRAUSS = (
 @pytest.mark.parametrize(
     ("answer", "fact"),
     [
-        # another name of the same article in the role (every word is in it)
+        # another name of the same article in the subject's role (every word is in it)
         ("muhammadu buhari was shot by the taliban in 2012.", MALALA),
+        ("muhammadu buhari, 17, was shot in the face for speaking out.", MALALA),
+    ],
+)
+def test_a_lower_case_summary_with_another_subject_is_unsupported(engine, answer, fact):
+    r = run(engine, answer, [fact])
+    assert not supported(r), r.claims[0]
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact"),
+    [
+        # the wrong place: the names are right, where they met is not
         ("muhammadu buhari met malala yousafzai in chibok.", MALALA),
         # a pronoun of the other gender, with no name to resolve it to
         ("he was shot in the face by the taliban in 2012.", MALALA),

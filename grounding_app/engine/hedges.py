@@ -1,0 +1,60 @@
+"""A hedge the evidence keeps and the claim drops.
+
+"The fire was caused by a faulty heater." is more than "the fire was probably caused by a
+faulty heater" says: the SPEC counts a partly true claim as unsupported, and a reviewer
+would call the certainty made up. The verifier reads both sentences as the same
+statement (they share every content word), so the engine finds the sentence that states
+the claim and looks for a hedge in it that the claim lacks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from grounding_app.engine.lexical import content_stems, sentences
+
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+# Words that mark a statement as uncertain. Lower case only: "May" is a month.
+HEDGES = frozenset(
+    """may might could possibly probably likely unlikely perhaps maybe reportedly allegedly
+    apparently suggest suggests suggested suspected believed presumably unconfirmed""".split()
+)
+
+
+# A quotation is a source's own words, which a claim may report in its own ("criticised").
+_QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d")
+
+
+def _hedged(sentence: str, wanted: set[str], reach: int = 4) -> bool:
+    """A hedge inside what the sentence says of the claim: with the claim's words on both
+    sides of it, within `reach` words ("the drug may slow memory loss"), not in a clause
+    of its own ("may have left him tired after he was substituted")."""
+    tokens = _WORD.findall(_QUOTED.sub(" ", sentence))
+    for i, word in enumerate(tokens):
+        if word not in HEDGES:
+            continue
+        before = content_stems(" ".join(tokens[max(0, i - reach) : i]))
+        after = content_stems(" ".join(tokens[i + 1 : i + 1 + reach]))
+        if wanted & set(before) and wanted & set(after):
+            return True
+    return False
+
+
+def drops_hedge(claim: str, evidence: Sequence[str], share: float = 0.75) -> bool:
+    """Whether every evidence sentence stating the claim hedges it and the claim does not.
+
+    A sentence states the claim when it holds at least `share` of the claim's content
+    words and no other sentence holds more.
+    """
+    if any(w in HEDGES for w in _WORD.findall(claim)):
+        return False
+    wanted = set(content_stems(claim))
+    if len(wanted) < 2:
+        return False
+    stated = [s for passage in evidence for s in sentences(passage)]
+    covered = [len(wanted & set(content_stems(s))) for s in stated]
+    best = max(covered, default=0)
+    if best < share * len(wanted):
+        return False
+    return all(_hedged(s, wanted) for s, n in zip(stated, covered, strict=True) if n == best)
