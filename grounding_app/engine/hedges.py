@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from grounding_app.engine.lexical import content_stems, sentences
+from grounding_app.engine.lexical import content_stems, sentences, words
 
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 # Words that mark a statement as uncertain. Lower case only: "May" is a month.
 HEDGES = frozenset(
     """may might could possibly probably likely unlikely perhaps maybe reportedly allegedly
@@ -30,7 +29,7 @@ def _hedged(sentence: str, wanted: set[str], reach: int = 4) -> bool:
     """A hedge inside what the sentence says of the claim: with the claim's words on both
     sides of it, within `reach` words ("the drug may slow memory loss"), not in a clause
     of its own ("may have left him tired after he was substituted")."""
-    tokens = _WORD.findall(_QUOTED.sub(" ", sentence))
+    tokens = words(_QUOTED.sub(" ", sentence))
     for i, word in enumerate(tokens):
         if word not in HEDGES:
             continue
@@ -47,7 +46,7 @@ def drops_hedge(claim: str, evidence: Sequence[str], share: float = 0.75) -> boo
     A sentence states the claim when it holds at least `share` of the claim's content
     words and no other sentence holds more.
     """
-    if any(w in HEDGES for w in _WORD.findall(claim)):
+    if any(w in HEDGES for w in words(claim)):
         return False
     wanted = set(content_stems(claim))
     if len(wanted) < 2:

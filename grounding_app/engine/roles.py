@@ -75,7 +75,8 @@ def _tokens(text: str, proper: frozenset[str]) -> list[_Token]:
         if lowered in _PERSONAL or lowered == "by":
             out.append(_Token(lowered, False))
         elif lowered not in STOPWORDS and lowered not in NEGATIONS:
-            out.append(_Token(stem(word), stem(word) in proper))
+            stemmed = stem(word)
+            out.append(_Token(stemmed, stemmed in proper))
     return out
 
 

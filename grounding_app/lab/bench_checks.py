@@ -2,8 +2,9 @@
 
     DJANGO_DEBUG=1 python -m grounding_app.lab.bench_checks [--repeat 9 --repeat-largest 3]
 
-The checks run after the judge; a flagged option also makes the engine read the next
-one. Runs alternate (off, on) so that a noisy machine weighs on both alike; medians.
+The checks (and the name finding the role check needs) run after the judge; a flagged
+option also makes the engine read the next one. Runs alternate (off, on) so that a
+noisy machine weighs on both alike; medians.
 """
 
 from __future__ import annotations
@@ -13,6 +14,14 @@ import os
 import statistics
 import time
 from collections.abc import Sequence
+
+
+def _never(*_: object) -> bool:
+    return False
+
+
+def _no_names(*_: object) -> frozenset[str]:
+    return frozenset()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -26,16 +35,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     django.setup()
     from grounding_app.engine import pipeline
     from grounding_app.evaluation.management.commands.grounding_bench import DEFAULT_DATA
-    from grounding_app.formats.grounding_jsonl import read_examples
-    from grounding_app.lab.bench_requests import everyday_request, film_request, largest_request
-
-    texts = sorted(
-        {fact.text for example in read_examples(DEFAULT_DATA) for fact in example.facts},
-        key=lambda t: (len(t), t),
+    from grounding_app.lab.bench_requests import (
+        benchmark_texts,
+        everyday_request,
+        film_request,
+        largest_request,
     )
+
+    texts = benchmark_texts(DEFAULT_DATA)
     engine = pipeline.GroundingEngine.default()
-    real = (pipeline.misattributes, pipeline.drops_hedge)
-    off = (lambda *_: False, lambda *_: False)
+    switched = ("misattributes", "drops_hedge", "proper_names")
+    real = [getattr(pipeline, attr) for attr in switched]
+    off = [_never, _never, _no_names]
     for name, request, repeat in (
         ("film", film_request(), args.repeat),
         ("everyday", everyday_request(texts), args.repeat),
@@ -45,11 +56,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         times: dict[str, list[float]] = {"off": [], "on": []}
         for _ in range(repeat):
             for label, checks in (("off", off), ("on", real)):
-                pipeline.misattributes, pipeline.drops_hedge = checks
+                for attr, function in zip(switched, checks, strict=True):
+                    setattr(pipeline, attr, function)
                 started = time.perf_counter()
                 engine.check(request)
                 times[label].append((time.perf_counter() - started) * 1000)
-        pipeline.misattributes, pipeline.drops_hedge = real
+        for attr, function in zip(switched, real, strict=True):
+            setattr(pipeline, attr, function)
         print(
             f"{name}: without the checks {statistics.median(times['off']):.0f} ms,"
             f" with {statistics.median(times['on']):.0f} ms (medians of {repeat}, alternating)"

@@ -12,10 +12,12 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.tokens import count_tokens
 from grounding_app.engine.types import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, CheckRequest, Fact
+from grounding_app.formats.grounding_jsonl import read_examples
 
 FILM_FACTS = (
     Fact(
@@ -38,6 +40,15 @@ FILM_FACTS = (
 )
 
 FILM_ANSWER = "Titanic was directed by James Cameron. It starred Brad Pitt and Kate Winslet"
+
+
+def benchmark_texts(data: Path) -> list[str]:
+    """The distinct fact texts of a grounding JSONL file, shortest first: what the
+    everyday and largest requests are built from, the same on every run."""
+    return sorted(
+        {fact.text for example in read_examples(data) for fact in example.facts},
+        key=lambda t: (len(t), t),
+    )
 
 
 def film_request() -> CheckRequest:

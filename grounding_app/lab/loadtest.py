@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grounding_app.formats.check_grounding import request_to_json
-from grounding_app.formats.grounding_jsonl import read_examples
-from grounding_app.lab.bench_requests import everyday_request
+from grounding_app.lab.bench_requests import benchmark_texts, everyday_request
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "grounding" / "dev.jsonl"
@@ -166,10 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="texts to build from")
     options = parser.parse_args(argv)
 
-    texts = sorted(
-        {fact.text for example in read_examples(options.data) for fact in example.facts},
-        key=lambda t: (len(t), t),
-    )
+    texts = benchmark_texts(options.data)
     body = json.dumps(request_to_json(everyday_request(texts))).encode()
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="grounding-loadtest-") as scratch:

@@ -26,8 +26,12 @@ from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.service import set_default_engine
 from grounding_app.evaluation.cli import judge_spec
 from grounding_app.formats.check_grounding import request_to_json
-from grounding_app.formats.grounding_jsonl import read_examples
-from grounding_app.lab.bench_requests import everyday_request, film_request, largest_request
+from grounding_app.lab.bench_requests import (
+    benchmark_texts,
+    everyday_request,
+    film_request,
+    largest_request,
+)
 
 DEFAULT_DATA = settings.BASE_DIR.parent / "shared" / "data" / "grounding" / "dev.jsonl"
 # The latency the project promises (issue 11): film example 100 ms, everyday 500 ms.
@@ -73,10 +77,7 @@ class Command(BaseCommand):
         data: Path = options["data"]
         if not data.is_file():
             raise CommandError(f"benchmark texts not found: {data} (use --data)")
-        texts = sorted(
-            {fact.text for example in read_examples(data) for fact in example.facts},
-            key=lambda t: (len(t), t),
-        )
+        texts = benchmark_texts(data)
         requests = {
             "a film example": (film_request(), int(options["repeat"])),
             "b everyday": (everyday_request(texts), int(options["repeat"])),
