@@ -53,6 +53,7 @@ __all__ = [
     "SENTENCE_STARTERS",
     "TERMINAL_ABBREVIATIONS",
     "Sentence",
+    "asserted_statement",
     "needs_grounding_check",
     "split_sentences",
     "strip_list_marker",
@@ -372,20 +373,93 @@ def _normalise(sentence: str) -> str:
     return _SPACES.sub(" ", text).strip(" :'")
 
 
+# A question that presupposes its clause asserts it: "Did you know that X?" (know,
+# realise and hear are factive), "Were you aware that X?", and a statement with a
+# question tagged on ("X, do you like them?", "X, right?"). Chatbots hide facts this
+# way, true or not. Before the question may come a greeting of up to three words and a
+# comma ("Hi, did you ...") or whole sentences the splitter kept with it ("yes, it is.
+# did you know ..."), which stay part of the statement.
+_FACTIVE = re.compile(
+    r"(?:(?:do|did|don't|didn't)\s+you\s+(?:know|realise|realize|hear)"
+    r"|have\s+you\s+heard|(?:are|were)\s+you\s+aware)"
+    r"(?:\s+that\b|(?=\s))\s*(?P<clause>.+)",
+    re.I | re.S,
+)
+_GREETING = re.compile(r"[\w']+(?:\s+[\w']+){0,2}\s*,\s*")
+_ENDED = re.compile(r".*[.!…]\W*", re.S)
+# The clause must read as a statement: "that" came before it, or it has a finite verb
+# of its own ("did you know Mr. Jackson was ..."), and it does not open a question or
+# an object ("do you know what ...", "do you know any ...", "were you aware of ...").
+_NOT_A_CLAUSE = frozenset(
+    "what which who whom whose when where why how whether if any anything anyone"
+    " anybody some something someone somebody about of much many".split()
+)
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|does|did|can|could|will|would|shall|should|may"
+    r"|might|must|'s|'re|'ve|'d|isn't|aren't|wasn't|weren't|hasn't|haven't|hadn't"
+    r"|doesn't|didn't|can't|won't)\b",
+    re.I,
+)
+# A clause opening with one of these asks too ("Is it true, do you think?").
+_ASKS = frozenset("is are was were do does did have has can could will would should".split())
+_TAG = re.compile(
+    r"(?P<clause>.+?)\s*,\s*(?:(?:do|did|don't|didn't|have|haven't|are|aren't|were|would|"
+    r"will|can|could|isn't|wasn't|won't|doesn't)\s+(?:you|it|they|he|she|we)\b[^,]*"
+    r"|what\s+about\s+you|how\s+about\s+you|right|no|eh|huh|you\s+know)\s*$",
+    re.I | re.S,
+)
+
+
+def asserted_statement(sentence_text: str) -> str | None:
+    """The statement a question asserts, or None for a question that asks only.
+
+    "Did you know that the cables are 2.7 inches wide?" -> "the cables are 2.7 inches
+    wide."; "Goldendoodles are designer dogs, do you like them?" -> "Goldendoodles are
+    designer dogs."; "Do you know what it is rated?" -> None. A sentence that is not a
+    question is returned as it is.
+    """
+    body = strip_list_marker(sentence_text).strip()
+    tail = body.rstrip(_CLOSERS + ".!…。！ \t")
+    if not tail or tail[-1] not in _QUESTION_MARKS:
+        return sentence_text
+    question = tail.rstrip("".join(_QUESTION_MARKS) + " \t")
+    for factive in _FACTIVE.finditer(question):
+        before = question[: factive.start()]
+        if before.strip() and not (_GREETING.fullmatch(before) or _ENDED.fullmatch(before)):
+            continue
+        clause = factive.group("clause").strip()
+        first = _normalise(clause).split(" ", 1)[0]
+        said_that = question[: factive.start("clause")].rstrip().lower().endswith("that")
+        if first in _NOT_A_CLAUSE or not (said_that or _FINITE.search(clause)):
+            return None
+        kept = before if _ENDED.fullmatch(before) else ""
+        return f"{kept}{clause}."
+    tagged = _TAG.fullmatch(question)
+    if tagged is not None:
+        clause = tagged.group("clause").strip()
+        words = _normalise(clause).split()
+        if len(words) >= 3 and words[0] not in _NOT_A_CLAUSE | _ASKS:
+            return f"{clause}."
+    return None
+
+
 def needs_grounding_check(sentence_text: str) -> bool:
     """Whether a sentence asserts something the facts could support (SPEC §1).
 
     Questions, greetings, thanks, sign-offs, meta lines ("Here is what I found."),
     bare hedges or refusals and text without letters or digits are not checked and do
-    not count in ``supportScore``. Hedged content ("I think it was released in 1997.")
-    is checked. Small regex set plus a content-word test, deliberately not a model.
+    not count in ``supportScore``, except a question that asserts a statement
+    (`asserted_statement`), which is checked as that statement. Hedged content ("I
+    think it was released in 1997.") is checked. Small regex set plus a content-word
+    test, deliberately not a model.
     """
     body = strip_list_marker(sentence_text)
     if not any(char.isalnum() for char in body):
         return False
     tail = body.rstrip().rstrip(_CLOSERS + ".!…。！ \t")
     if tail and tail[-1] in _QUESTION_MARKS:
-        return False
+        statement = asserted_statement(body)
+        return statement is not None and needs_grounding_check(statement)
     normal = _normalise(body)
     if not normal:
         return False

@@ -22,7 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from grounding_app.engine.claims import needs_grounding_check, split_sentences, strip_list_marker
+from grounding_app.engine.claims import (
+    asserted_statement,
+    needs_grounding_check,
+    split_sentences,
+    strip_list_marker,
+)
 from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.hedges import drops_hedge
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
@@ -285,6 +290,11 @@ class GroundingEngine:
         sentences = split_sentences(request.answer)
         texts = [canonical_text(strip_list_marker(strip_citations(s.text))) for s in sentences]
         required = [needs_grounding_check(t) for t in texts]
+        # A checked question is read as the statement it asserts ("Did you know that X?").
+        texts = [
+            asserted_statement(t) or t if need else t
+            for t, need in zip(texts, required, strict=True)
+        ]
         checked = [i for i, need in enumerate(required) if need]
         contexts = {i: self._context(texts, required, i) for i in checked}
         verdicts = self._judge_claims(request, {i: texts[i] for i in checked}, contexts)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from grounding_app.engine.claims import (
     Sentence,
+    asserted_statement,
     needs_grounding_check,
     split_sentences,
     strip_list_marker,
@@ -388,6 +389,53 @@ CHECK_CASES: list[tuple[str, bool]] = [
 )
 def test_needs_grounding_check(text: str, expected: bool) -> None:
     assert needs_grounding_check(text) is expected
+
+
+# A question that presupposes a statement asserts it, and that statement is checked.
+ASSERTED_CASES = [
+    ("Did you know that the DC in DC Comics stands for Detective Comics?",
+     "the DC in DC Comics stands for Detective Comics."),
+    ("did you know Mr. Jackson was the first announcer?", "Mr. Jackson was the first announcer."),
+    ("Hi, did you know Mr. Jackson was the first announcer?",
+     "Mr. Jackson was the first announcer."),
+    ("Do you know that Chrome is a free browser ?", "Chrome is a free browser."),
+    ("Did you realise that it opened in 1937?", "it opened in 1937."),
+    ("Did you hear that the bridge was closed?", "the bridge was closed."),
+    ("Have you heard that the bridge was closed?", "the bridge was closed."),
+    ("Were you aware that bees can see ultraviolet light?", "bees can see ultraviolet light."),
+    ("yes, it is. did you know that the cables are 2.7 inches wide?",
+     "yes, it is. the cables are 2.7 inches wide."),
+    ("Goldendoodles are called designer dogs, do you like them?",
+     "Goldendoodles are called designer dogs."),
+    ("It was about Odette and her story , what about you ?", "It was about Odette and her story."),
+    ("The film won 11 Oscars, right?", "The film won 11 Oscars."),
+    ("- Did you know that it won 11 Oscars?", "it won 11 Oscars."),
+    # questions that only ask
+    ("Do you know what area code it was invented for?", None),
+    ("Hello, do you know what area code it was invented for?", None),
+    ("Do you know any ancient Roman amphitheatres in Croatia?", None),
+    ("Did you know about the sequel?", None),
+    ("Were you aware of the terms of the war?", None),
+    ("Do you know him?", None),
+    ("Do you know the way to San Jose?", None),
+    ("Is it true that the bridge was closed?", None),
+    ("So, how did you feel about the ending?", None),
+    ("Hello, yes I did. What is your favourite player?", None),
+    ("What was your favourite part?", None),
+    ("Who won, the home side or the visitors?", None),
+    ("Oh yeah. I have. Have you?", None),
+    ("Who said that Paris was the capital, do you know?", None),
+    # not a question: returned as it is
+    ("Titanic was directed by James Cameron.", "Titanic was directed by James Cameron."),
+    ("Did you know that?", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "expected"), ASSERTED_CASES)
+def test_asserted_statement(text: str, expected: str | None) -> None:
+    assert asserted_statement(text) == expected
+    if text.rstrip(" ?").endswith("?") or text.rstrip().endswith("?"):
+        assert needs_grounding_check(text) is (expected is not None)
 
 
 # --- properties ------------------------------------------------------------------------

@@ -526,3 +526,36 @@ def test_a_lower_case_summary_with_the_right_person_is_supported(engine, answer,
 def test_a_negation_the_evidence_lacks_is_unsupported(engine, answer):
     r = run(engine, answer, [MALALA, STRAUSS])
     assert not supported(r), r.claims[0]
+
+
+# --- a fact hidden in a question ---------------------------------------------------------
+# Chatbots state facts as questions ("Did you know that ...?"). The question asserts its
+# clause, so the clause is checked like any sentence; a question that only asks is not.
+
+TITANIC = (
+    "Titanic is a 1997 film directed by James Cameron. It won 11 Academy Awards,"
+    " including Best Picture."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Did you know that Titanic won 11 Academy Awards?", True),
+        ("Did you know that Titanic won 12 Academy Awards?", False),
+        ("Hi, did you know Titanic was directed by Steven Spielberg?", False),
+        ("Titanic was directed by James Cameron, did you know?", True),
+        ("Titanic won 12 Academy Awards, right?", False),
+    ],
+)
+def test_a_question_that_asserts_a_fact_is_checked(engine, answer, expected):
+    r = run(engine, answer, [TITANIC])
+    claim = r.claims[0]
+    assert claim.grounding_check_required, claim
+    assert supported(r) is expected, claim
+
+
+def test_a_question_that_only_asks_is_not_checked(engine):
+    r = run(engine, "Do you know who directed Titanic?", [TITANIC])
+    assert not r.claims[0].grounding_check_required
+    assert r.support_score is None
