@@ -101,6 +101,17 @@ TERMINAL_ABBREVIATIONS: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
+# Abbreviations a lower-case word often follows; never a sentence end before one.
+LOWER_CASE_CONTINUES: frozenset[str] = frozenset(
+    {
+        "min.", "max.", "avg.", "misc.", "govt.", "dept.", "trans.", "orig.", "sp.",
+        "spp.", "var.", "lit.", "abbr.", "ibid.", "cont.", "pl.", "sing.", "masc.",
+        "fem.", "ave.", "blvd.", "rd.", "hwy.", "mtn.", "pop.", "yr.", "yrs.", "hr.",
+        "hrs.", "mins.", "secs.", "oz.", "lb.", "lbs.", "kg.", "km.", "cm.", "mm.", "sq.",
+        "cu.", "dia.", "temp.", "mfg.", "intl.", "natl.",
+    }
+)  # fmt: skip
+
 SENTENCE_STARTERS: frozenset[str] = frozenset(
     {
         "A", "An", "The", "It", "Its", "This", "That", "These", "Those", "He", "She",
@@ -178,6 +189,27 @@ def _is_period_boundary(text: str, term_start: int, floor: int, next_pos: int) -
     return True
 
 
+def _ends_lower_case_sentence(text: str, term_start: int, floor: int) -> bool:
+    """Whether a lone "." before a lower-case word ends a sentence written in lower case.
+
+    Summaries and chat replies are often all lower case ("she was shot in 2012. she
+    survived."), and read as one claim their later sentences were cut off the judge's
+    input. The "." ends the sentence when it follows a plain word or number of two
+    characters or more that no abbreviation list knows ("e.g. apples", "5 p.m. and",
+    "et al. found", "approx. five" and "U.S. army" stay whole).
+    """
+    token = _token_before(text, term_start, floor)
+    key = token.casefold() + "."
+    return (
+        len(token) >= 2
+        and token.isalnum()
+        and key not in NEVER_SPLIT
+        and key not in NUMERIC_ABBREVIATIONS
+        and key not in TERMINAL_ABBREVIATIONS
+        and key not in LOWER_CASE_CONTINUES
+    )
+
+
 def _split_line(text: str, start: int, end: int, cuts: list[int]) -> None:
     """Append char positions where sentences end inside ``text[start:end]``."""
     protected = _marker_end(text, start, end)
@@ -197,11 +229,15 @@ def _split_line(text: str, start: int, end: int, cuts: list[int]) -> None:
                 continue
         else:
             following = text[next_pos]
-            if following.islower() or following in _CONTINUING:
+            if following in _CONTINUING:
                 continue
             lone_period = match.group("western") == "." and not (
                 match.group("wclose") or match.group("wcite")
             )
+            if following.islower() and not (
+                lone_period and _ends_lower_case_sentence(text, match.start(), sentence_start)
+            ):
+                continue
             if lone_period and not _is_period_boundary(
                 text, match.start(), sentence_start, next_pos
             ):

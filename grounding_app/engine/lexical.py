@@ -7,6 +7,7 @@ claim is only partly true: numbers, names, negations and content words.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -129,20 +130,30 @@ _PRONOUNS = {
 _SUBJECT = re.compile(r"^(?:The\s+)?(?:[A-Z][\w'\u2019.&-]*\s+){0,3}[A-Z][\w'\u2019.&-]*")
 
 
-def resolve_reference(claim: str, context: str) -> str | None:
+def resolve_reference(claim: str, context: str, names: frozenset[str] = frozenset()) -> str | None:
     """'It won 11 awards.' after 'Titanic is a film.' -> 'Titanic won 11 awards.'
 
     Only a leading personal or possessive pronoun is replaced, by the name phrase that
-    opens the last context sentence; None when there is no such pair to rely on.
+    opens the last context sentence; None when there is no such pair to rely on. Text in
+    lower case has no capitals to find that phrase by: there it is the words that open
+    the sentence and whose stems are in `names` (the facts' proper names,
+    `roles.proper_names`), so "she was shot." after "malala yousafzai won." resolves.
     """
     first = claim.split(maxsplit=1)
     if len(first) < 2 or first[0].lower() not in _PRONOUNS or not context:
         return None
     last = re.split(r"(?<=[.!?])\s+", context.strip())[-1]
     subject = _SUBJECT.match(last)
-    if not subject or subject.group().lower() in STOPWORDS:
-        return None
-    name = subject.group().strip()
+    if subject and subject.group().lower() not in STOPWORDS:
+        name = subject.group().strip()
+    else:
+        opening = words(last)
+        if opening and opening[0].lower() == "the":
+            opening = opening[1:]
+        run = list(itertools.takewhile(lambda w: stem(w) in names, opening))
+        if not run:
+            return None
+        name = " ".join(run)
     if words(name)[0].lower() in _PRONOUNS:
         return None
     return f"{name}{_PRONOUNS[first[0].lower()]} {first[1]}"

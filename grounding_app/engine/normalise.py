@@ -73,6 +73,24 @@ def strip_citations(text: str) -> str:
     return _CITATIONS.sub(replace, text)
 
 
+# An HTML or XML tag: a name, then attributes with values only, so that "a<b and c>d"
+# is no tag.
+_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'|[^\s\"'<>]+))*\s*/?>")
+_RUN_OF_SPACES = re.compile(r"[ \t]{2,}")
+
+
+def strip_markup(text: str) -> str:
+    """``text`` without HTML or XML tags, which say nothing a fact could support.
+
+    Answers carry inline HTML ("<b>1997</b>") and summarisers' sentence tags ("<t> it
+    sank . </t>"); the judge reads the words. A tag becomes a space, and runs of spaces
+    one: "<t> it sank . </t>" -> "it sank .".
+    """
+    if "<" not in text:
+        return text
+    return _RUN_OF_SPACES.sub(" ", _TAG.sub(" ", text)).strip()
+
+
 # --- numbers -----------------------------------------------------------------------------
 
 _UNITS = {

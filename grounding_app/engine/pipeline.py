@@ -7,9 +7,10 @@ single fact supports it, of the two best facts together, for support spread over
 facts), and the facts whose support reaches the citation threshold are cited.
 
 Claims keep their exact spans, but the judge reads them and the evidence normalised
-(`_readable`): without citation markers ("[1]", "【3†source】"), which are no part of
-what is claimed, and with numbers that have several spellings in one ("twenty-one" and
-"21", "1.5 million" and "1,500,000"), which the judge does not match on its own.
+(`_readable`): without citation markers ("[1]", "【3†source】") and HTML tags, which
+are no part of what is claimed, and with numbers that have several spellings in one
+("twenty-one" and "21", "1.5 million" and "1,500,000"), which the judge does not match
+on its own.
 """
 
 from __future__ import annotations
@@ -36,9 +37,15 @@ from grounding_app.engine.lexical import (
     has_negation,
     numbers,
     refers_back,
+    resolve_reference,
     substitutes,
 )
-from grounding_app.engine.normalise import align_numbers, canonical_text, strip_citations
+from grounding_app.engine.normalise import (
+    align_numbers,
+    canonical_text,
+    strip_citations,
+    strip_markup,
+)
 from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.roles import misattributes, proper_names
 from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
@@ -194,7 +201,7 @@ def _supporting(claim: str, passages: Sequence[Passage]) -> list[Passage]:
 
 def _readable(text: str) -> str:
     """What the judge and the lexical checks read of a claim or passage (module doc)."""
-    return canonical_text(strip_citations(text))
+    return canonical_text(strip_citations(strip_markup(text)))
 
 
 def _discount(probability: float, penalty: float) -> float:
@@ -288,7 +295,7 @@ class GroundingEngine:
 
     def check(self, request: CheckRequest) -> CheckResponse:
         sentences = split_sentences(request.answer)
-        texts = [canonical_text(strip_list_marker(strip_citations(s.text))) for s in sentences]
+        texts = [_readable(strip_list_marker(s.text)) for s in sentences]
         required = [needs_grounding_check(t) for t in texts]
         # A checked question is read as the statement it asserts ("Did you know that X?").
         texts = [
@@ -371,6 +378,10 @@ class GroundingEngine:
         # The names of the facts the evidence comes from, for the role check.
         read = sorted({f for options in candidates for option in options for f in option.facts})
         names = proper_names([request.facts[f].text for f in read])
+        # A lower-case claim's leading pronoun, resolved through the facts' names, is read
+        # alone like a capitalised one the judge resolves itself: the context's other
+        # words (a previous sentence's wrong year) then add or take nothing.
+        readings = [self._reading(query, names) for query in queries]
         # Options in rank order (best fact, next fact, both together); each is read only
         # for claims that no earlier option supports. The verdict is the same as reading
         # them all, and supported claims (most of them) cost one judge input.
@@ -386,7 +397,7 @@ class GroundingEngine:
             pairs = []
             for row, option in todo:
                 evidence = self._evidence(request, option, bool(queries[row].context))
-                query = queries[row]
+                query = readings[row]
                 aligned = align_numbers(query.claim, evidence.text)
                 pairs.append((ClaimInContext(aligned, query.context), evidence))
             scores = self.judge.score(pairs, memo)
@@ -412,6 +423,15 @@ class GroundingEngine:
             cited = _supporting(claims[claim_id], option.passages)
             verdicts[claim_id] = _Verdict(best, cited)
         return verdicts
+
+    @staticmethod
+    def _reading(query: ClaimInContext, names: frozenset[str]) -> ClaimInContext:
+        """The claim as the judge reads it: with its pronoun resolved through `names` when
+        the context is in lower case, else as it is (the judge resolves capitals)."""
+        if not query.context or resolve_reference(query.claim, query.context) is not None:
+            return query
+        resolved = resolve_reference(query.claim, query.context, names)
+        return query if resolved is None else ClaimInContext(resolved)
 
     @staticmethod
     def _evidence(request: CheckRequest, option: _Candidate, refers_back: bool) -> Evidence:

@@ -21,6 +21,7 @@ from grounding_app.engine.normalise import (
     number_forms,
     number_spans,
     strip_citations,
+    strip_markup,
 )
 from grounding_app.engine.retrieval import PassageIndex, key_words, linearise, split_fact
 from grounding_app.engine.types import Fact
@@ -64,6 +65,29 @@ from grounding_app.engine.types import Fact
 )
 def test_strip_citations(text, expected):
     assert strip_citations(text) == expected
+
+
+# --- markup --------------------------------------------------------------------------------
+
+MARKUP_CASES = [
+    ("Titanic won <b>11</b> Academy Awards.", "Titanic won 11 Academy Awards."),
+    ("<t> it sank in 1912 . </t> <t> many died . </t>", "it sank in 1912 . many died ."),
+    ('See <a href="https://example.com/x?a=1">the page</a>.', "See the page ."),
+    ("Line one<br/>line two<br />three", "Line one line two three"),
+    ("<p class='lead'>Paris</p>", "Paris"),
+    # not tags: comparisons and angle brackets in prose stay as written
+    ("a<b and c>d", "a<b and c>d"),
+    ("if x < 3 and y > 2", "if x < 3 and y > 2"),
+    ("the <unclosed tag", "the <unclosed tag"),
+    ("1 <2> 3", "1 <2> 3"),
+    ("no tags here", "no tags here"),
+    ("", ""),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MARKUP_CASES)
+def test_strip_markup(text, expected):
+    assert strip_markup(text) == expected
 
 
 @pytest.mark.parametrize(

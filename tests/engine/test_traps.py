@@ -559,3 +559,58 @@ def test_a_question_that_only_asks_is_not_checked(engine):
     r = run(engine, "Do you know who directed Titanic?", [TITANIC])
     assert not r.claims[0].grounding_check_required
     assert r.support_score is None
+
+
+# --- a summary written in lower case ------------------------------------------------------
+# Summarisers write in lower case; each of its sentences is a claim of its own, so an
+# error in the first is not cut off the judge's input by the sentences after it (the
+# judge reads at most 56 tokens of a claim, its end).
+
+
+def test_each_sentence_of_a_lower_case_summary_is_checked(engine):
+    answer = (
+        "malala yousafzai was shot in the face by the taliban in 2014 for speaking out in"
+        " favour of girls' education. the taliban shot malala yousafzai for speaking out in"
+        " favour of girls' education. malala yousafzai later met president muhammadu buhari"
+        " in abuja to talk about the schoolgirls kidnapped in chibok."
+    )
+    r = run(engine, answer, [MALALA])
+    assert [c.text.split()[0] for c in r.claims] == ["malala", "the", "malala"]
+    assert not supported(r, 0), r.claims[0]
+    assert supported(r, 1), r.claims[1]
+    assert supported(r, 2), r.claims[2]
+
+
+# Read with the sentence before it ("... in 2014. >> she was shot for ..."), the second
+# claim scored 0.52: the previous sentence's error counted against it. Its pronoun is
+# now resolved through the fact's names, and the claim is read alone.
+def test_a_pronoun_after_a_wrong_sentence_is_read_as_itself(engine):
+    answer = (
+        "malala yousafzai was shot in the face by the taliban in 2014. she was shot for"
+        " speaking out in favour of girls' education."
+    )
+    r = run(engine, answer, [MALALA])
+    assert not supported(r, 0), r.claims[0]
+    assert supported(r, 1), r.claims[1]
+
+
+# --- markup in the answer ----------------------------------------------------------------
+# The judge reads the words, not the tags around them; the spans stay as written.
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # read with its tag, this one scored 0.10: "Answer" is a name the fact lacks
+        ('<p class="Answer">Titanic was directed by James Cameron.</p>', True),
+        ('<p class="Answer">Titanic was directed by Steven Spielberg.</p>', False),
+        ("<b>Titanic</b> won <i>11</i> Academy Awards.", True),
+        ("<b>Titanic</b> won <i>12</i> Academy Awards.", False),
+        ("<t> titanic was directed by james cameron . </t>", True),
+        ("<t> titanic was directed by steven spielberg . </t>", False),
+    ],
+)
+def test_tags_in_the_answer_are_not_read_as_words(engine, answer, expected):
+    r = run(engine, answer, [TITANIC])
+    assert r.claims[0].text.startswith("<")
+    assert supported(r, 0) is expected, r.claims[0]
