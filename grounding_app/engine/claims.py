@@ -18,6 +18,10 @@ Rules, in order of strength:
   markdown emphasis right after them) end a sentence when followed by whitespace and
   then a char that is not a lowercase letter and not , ; : % ) ] }.
   Scripts without letter case (Hebrew, Arabic, ...) therefore split after ". ".
+* Text written in lower case: a lone "." before a lower-case word ends the sentence too
+  when it follows a plain word or number of two characters or more that no abbreviation
+  list knows ("she was shot in 2012. she survived." is two sentences; "e.g. apples",
+  "et al. found", "U.S. army" stay whole; see ``LOWER_CASE_CONTINUES``).
 * Citation markers right after a terminator ("people.[3] The", "people. [3][4] The",
   "。【1】") belong to the sentence they follow; "people [3]. The" splits after ".".
 * Decimals, thousands separators, URLs, file names and e-mail addresses never split
@@ -104,7 +108,7 @@ TERMINAL_ABBREVIATIONS: frozenset[str] = frozenset(
 # Abbreviations a lower-case word often follows; never a sentence end before one.
 LOWER_CASE_CONTINUES: frozenset[str] = frozenset(
     {
-        "min.", "max.", "avg.", "misc.", "govt.", "dept.", "trans.", "orig.", "sp.",
+        "min.", "max.", "avg.", "misc.", "govt.", "trans.", "orig.", "sp.",
         "spp.", "var.", "lit.", "abbr.", "ibid.", "cont.", "pl.", "sing.", "masc.",
         "fem.", "ave.", "blvd.", "rd.", "hwy.", "mtn.", "pop.", "yr.", "yrs.", "hr.",
         "hrs.", "mins.", "secs.", "oz.", "lb.", "lbs.", "kg.", "km.", "cm.", "mm.", "sq.",
@@ -234,11 +238,12 @@ def _split_line(text: str, start: int, end: int, cuts: list[int]) -> None:
             lone_period = match.group("western") == "." and not (
                 match.group("wclose") or match.group("wcite")
             )
-            if following.islower() and not (
-                lone_period and _ends_lower_case_sentence(text, match.start(), sentence_start)
-            ):
-                continue
-            if lone_period and not _is_period_boundary(
+            if following.islower():
+                if not (
+                    lone_period and _ends_lower_case_sentence(text, match.start(), sentence_start)
+                ):
+                    continue
+            elif lone_period and not _is_period_boundary(
                 text, match.start(), sentence_start, next_pos
             ):
                 continue
@@ -436,8 +441,10 @@ _FINITE = re.compile(
     r"|doesn't|didn't|can't|won't)\b",
     re.I,
 )
-# A clause opening with one of these asks too ("Is it true, do you think?").
-_ASKS = frozenset("is are was were do does did have has can could will would should".split())
+# A tagged clause opening with one of these asks too ("Is it true, do you think?").
+_NOT_A_TAGGED_CLAUSE = _NOT_A_CLAUSE | frozenset(
+    "is are was were do does did have has can could will would should".split()
+)
 _TAG = re.compile(
     r"(?P<clause>.+?)\s*,\s*(?:(?:do|did|don't|didn't|have|haven't|are|aren't|were|would|"
     r"will|can|could|isn't|wasn't|won't|doesn't)\s+(?:you|it|they|he|she|we)\b[^,]*"
@@ -474,7 +481,7 @@ def asserted_statement(sentence_text: str) -> str | None:
     if tagged is not None:
         clause = tagged.group("clause").strip()
         words = _normalise(clause).split()
-        if len(words) >= 3 and words[0] not in _NOT_A_CLAUSE | _ASKS:
+        if len(words) >= 3 and words[0] not in _NOT_A_TAGGED_CLAUSE:
             return f"{clause}."
     return None
 

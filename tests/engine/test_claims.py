@@ -459,7 +459,7 @@ ASSERTED_CASES = [
 @pytest.mark.parametrize(("text", "expected"), ASSERTED_CASES)
 def test_asserted_statement(text: str, expected: str | None) -> None:
     assert asserted_statement(text) == expected
-    if text.rstrip(" ?").endswith("?") or text.rstrip().endswith("?"):
+    if text.rstrip().endswith("?"):
         assert needs_grounding_check(text) is (expected is not None)
 
 
