@@ -43,9 +43,15 @@ NEGATIONS = frozenset(
     haven't hadn't""".split()
 )
 
+# The word that sequence-to-sequence summarisers write for one outside their vocabulary
+# ("former striker UNK UNK denied ..."): an unreadable word, not a name the facts lack.
+PLACEHOLDERS = frozenset({"unk"})
+
 # Capitalised words that start sentences or fill titles without naming anything.
-_NOT_NAMES = STOPWORDS | frozenset(
-    "however yes no according although though many several most some its it's".split()
+_NOT_NAMES = (
+    STOPWORDS
+    | PLACEHOLDERS
+    | frozenset("however yes no according although though many several most some its it's".split())
 )
 
 _stemmer = Stemmer.Stemmer("english")

@@ -112,6 +112,23 @@ SPLIT_CASES: list[tuple[str, str, list[str]]] = [
     ("lower-after-list-number", "steps: 1. mix 2. bake", ["steps: 1. mix 2. bake"]),
     ("lower-after-quote", 'he said "go." and left.', ['he said "go." and left.']),
     ("lowercase-after-bang", "Wow! that is big.", ["Wow! that is big."]),
+    # a bare "!" after a word in lower case ends the sentence; a name carries it
+    (
+        "lower-case-exclamation",
+        "la la land is a great movie! do you enjoy musicals?",
+        ["la la land is a great movie!", "do you enjoy musicals?"],
+    ),
+    ("lower-case-exclamations", "i love it!! it is big.", ["i love it!!", "it is big."]),
+    (
+        "spaced-exclamation",
+        "i love huskies ! they pull sleds .",
+        ["i love huskies !", "they pull sleds ."],
+    ),
+    ("brand-exclamation", "Yahoo! shares rose.", ["Yahoo! shares rose."]),
+    ("brand-exclamation-lower", "the Jeopardy! host left.", ["the Jeopardy! host left."]),
+    ("quoted-exclamation", '"help!" she cried.', ['"help!" she cried.']),
+    ("interrobang-lower", "what?! no way.", ["what?! no way."]),
+    ("question-lower", "have you seen it? it won.", ["have you seen it? it won."]),
     ("ellipsis-lower", "He waited... and waited.", ["He waited... and waited."]),
     ("ellipsis-upper", "He waited... Then he left.", ["He waited...", "Then he left."]),
     ("ellipsis-char", "He waited… Then he left.", ["He waited…", "Then he left."]),
@@ -383,6 +400,16 @@ CHECK_CASES: list[tuple[str, bool]] = [
     ("谢谢！", False),
     ("תודה רבה.", False),
     ("هل هذا صحيح؟", False),
+    # reactions to the other side of a conversation
+    ("That's awesome!", False),
+    ("that ' s awesome !", False),
+    ("That sounds great!", False),
+    ("I agree!", False),
+    ("Me too!", False),
+    ("I didn't know that!", False),
+    ("i didn ' t know that !", False),
+    ("Wow!", False),
+    ("How interesting.", False),
     # checkable
     ("Titanic was directed by James Cameron.", True),
     ("It won 11 Oscars.", True),
@@ -404,6 +431,11 @@ CHECK_CASES: list[tuple[str, bool]] = [
     ("東京は日本の首都です。", True),
     ("Paris est la capitale de la France.", True),
     ("42", True),
+    # a liking of the speaker's own, an opinion of the world, news after a reaction
+    ("I love steak!", True),
+    ("la la land is a great movie!", True),
+    ("That's great news: the bridge opened in 1937.", True),
+    ("That is a great movie.", True),
 ]
 
 

@@ -282,6 +282,20 @@ def test_missing_numbers_compare_values(claim, evidence, missing):
     assert compare(claim, evidence).missing_numbers == missing
 
 
+@pytest.mark.parametrize(
+    ("claim", "missing"),
+    [
+        ("UNK UNK, 27, was arrested on friday.", 0),
+        ("a collection worth up to # [UNK] was put up for sale.", 0),
+        ("Former Valencia striker UNK denied his old team victory.", 0),
+        ("Former Barcelona striker UNK denied his old team victory.", 1),
+    ],
+)
+def test_a_placeholder_for_an_unknown_word_is_no_missing_name(claim, missing):
+    evidence = "Former Valencia striker Aduriz, 27, was arrested on Friday; a collection was sold."
+    assert compare(claim, evidence).missing_names == missing
+
+
 def test_spelled_numbers_are_neither_names_nor_words_to_cover():
     assert names("Eleven awards went to Titanic.") == names("11 awards went to Titanic.")
     assert compare("Titanic won eleven awards.", "Titanic won 11 awards.").coverage == 1.0
@@ -314,6 +328,15 @@ def test_spelled_numbers_are_neither_names_nor_words_to_cover():
         ("Crocker served as envoy to India.", ["Later he served as envoy to India."], False),
         # each passage is read as its own sentence
         ("Rome is the capital.", ["Paris is big.", "The capital of France is Paris."], False),
+        # a summariser's placeholder for a word it could not write is no rival name
+        (
+            "former valencia striker UNK UNK denied his old team victory.",
+            ["Former Valencia striker Aritz Aduriz denied his old team victory."],
+            False,
+        ),
+        ("UNK pounced in the 90th minute.", ["Aduriz pounced in the 90th minute."], False),
+        # but a real name in that place still is
+        ("Messi pounced in the 90th minute.", ["Aduriz pounced in the 90th minute."], True),
     ],
 )
 def test_substitutes(claim, evidence, expected):

@@ -42,6 +42,14 @@ WRONG_PERSON = (
     " pronoun of the other gender, is not a rival name"
 )
 
+# A name in lower case is known as a name only when the facts write it capitalised; one
+# the facts never mention ("barcelona" for "Valencia") is an ordinary word to the
+# lexical checks, and the verifier reads the claim at 0.89.
+UNKNOWN_LOWER_CASE_NAME = (
+    "a lower-case name the facts never mention is no name to the lexical checks, and the"
+    " verifier reads the claim at 0.89"
+)
+
 
 @pytest.fixture(scope="module")
 def engine() -> GroundingEngine:
@@ -614,3 +622,64 @@ def test_tags_in_the_answer_are_not_read_as_words(engine, answer, expected):
     r = run(engine, answer, [TITANIC])
     assert r.claims[0].text.startswith("<")
     assert supported(r, 0) is expected, r.claims[0]
+
+
+# --- a summariser's placeholder for an unknown word -------------------------------------
+# Sequence-to-sequence summarisers write "UNK" for a word outside their vocabulary. Read
+# as a name the facts lack, it cost a right summary its support (0.003, 14 FRANK
+# summaries); it is an unreadable word, and the rest of the claim is still checked.
+
+ADURIZ = (
+    "Former Valencia striker Aritz Aduriz denied his old team victory with a last-gasp"
+    " equaliser for Athletic Bilbao at San Mames Stadium. Aduriz pounced in the 90th minute"
+    " to secure a 1-1 draw after Valencia had been reduced to 10 men."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("former valencia striker UNK UNK denied his old team victory.", True),
+        ("UNK pounced in the 90th minute to secure a 1-1 draw.", True),
+        ("UNK pounced in the 90th minute to secure a 2-1 win.", False),
+        ("Former Barcelona striker UNK UNK denied his old team victory.", False),
+        pytest.param(
+            "former barcelona striker UNK UNK denied his old team victory.",
+            False,
+            marks=pytest.mark.xfail(strict=True, reason=UNKNOWN_LOWER_CASE_NAME),
+        ),
+    ],
+)
+def test_a_placeholder_word_is_no_missing_name(engine, answer, expected):
+    r = run(engine, answer, [ADURIZ])
+    assert supported(r, 0) is expected, r.claims[0]
+
+
+# --- a chat reply in lower case -----------------------------------------------------------
+# "a great movie! do you like musicals?" was one sentence, a question, and went unchecked;
+# the "!" ends the statement, which is checked, and a reaction is not.
+
+LA_LA_LAND = "La La Land is a 2016 musical film by Damien Chazelle. It won six Academy Awards."
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("la la land won six academy awards! do you like musicals?", True),
+        ("la la land won nine academy awards! do you like musicals?", False),
+        ("la la land was directed by steven spielberg! have you seen it?", False),
+    ],
+)
+def test_a_statement_before_a_question_in_lower_case_is_checked(engine, answer, expected):
+    r = run(engine, answer, [LA_LA_LAND])
+    assert len(r.claims) == 2, r.claims
+    assert r.claims[0].grounding_check_required, r.claims[0]
+    assert not r.claims[1].grounding_check_required, r.claims[1]
+    assert supported(r, 0) is expected, r.claims[0]
+
+
+def test_a_reaction_is_not_checked_and_the_fact_after_it_is(engine):
+    r = run(engine, "that's awesome! la la land won six academy awards.", [LA_LA_LAND])
+    assert [c.grounding_check_required for c in r.claims] == [False, True]
+    assert supported(r, 1), r.claims[1]
+    assert r.support_score is not None and r.support_score > 0.6
