@@ -117,6 +117,76 @@ _REFERRING = frozenset(
 )
 
 
+# Small words inside a name that its abbreviation leaves out ("Bank of England": BoE).
+_NAME_LINKS = frozenset("of and the for de".split())
+_ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
+
+
+def _capitalised_runs(text: str) -> list[list[str]]:
+    """Runs of two or more capitalised words, small linking words kept inside."""
+    runs: list[list[str]] = []
+    run: list[str] = []
+    last_end = 0
+
+    def close() -> None:
+        while run and run[-1].lower() in _NAME_LINKS:
+            run.pop()
+        if sum(w.lower() not in _NAME_LINKS for w in run) >= 2:
+            runs.append(list(run))
+        run.clear()
+
+    for match in _WORD.finditer(text):
+        word = match.group()
+        joined = bool(run) and text[last_end : match.start()].strip(" \t-") == ""
+        if word[:1].isupper() and not word.isupper():
+            if not joined:
+                close()
+            run.append(word)
+        elif run and joined and word.lower() in _NAME_LINKS:
+            run.append(word)
+        else:
+            close()
+        last_end = match.end()
+    close()
+    return runs
+
+
+def _named_spans(text: str) -> list[tuple[str, list[str]]]:
+    """The initials of each capitalised run and of each stretch of two or more of its main
+    words that no "and" crosses: "Bank of England and the United States" gives "beus",
+    "be" (Bank of England) and "us" (United States); "National Aeronautics and
+    Space Administration" gives "nasa"."""
+    spans = []
+    for run in _capitalised_runs(text):
+        main = [i for i, w in enumerate(run) if w.lower() not in _NAME_LINKS]
+        for a, b in itertools.combinations(range(len(main)), 2):
+            part = run[main[a] : main[b] + 1]
+            whole = a == 0 and b == len(main) - 1
+            if whole or not any(w.lower() == "and" for w in part):
+                initials = "".join(w[0] for w in part if w.lower() not in _NAME_LINKS)
+                spans.append((initials.lower(), part))
+    return spans
+
+
+def abbreviated(claim: str, evidence: str) -> set[str]:
+    """Stems of the claim's name words that the evidence writes in the other form: "UN"
+    where it has "United Nations", or "European Union" where it has "EU".
+
+    A name and its abbreviation share no word, so without this the claim "The UN was
+    founded in 1945." lacked a name of "The United Nations was founded in 1945." (0.009).
+    """
+    found: set[str] = set()
+    expanded = {initials for initials, _ in _named_spans(evidence)}
+    for match in _ABBREVIATION.finditer(claim):
+        if match.group().replace(".", "").lower() in expanded:
+            found.update(stem(w) for w in words(match.group()))
+    short = {m.group().replace(".", "").lower() for m in _ABBREVIATION.finditer(evidence)}
+    for initials, part in _named_spans(claim):
+        if initials in short:
+            found.update(stem(w) for w in part)
+    return found
+
+
 def refers_back(sentence: str) -> bool:
     """Whether the sentence needs the answer's previous sentences to be read correctly."""
     first = words(sentence)[:1]
@@ -199,7 +269,7 @@ def compare(claim: str, evidence: str) -> LexicalFeatures:
     evidence_numbers = frozenset().union(*number_forms(evidence))
     missing_numbers = len({forms for forms in number_forms(claim) if not forms & evidence_numbers})
     evidence_words = {stem(w) for w in words(evidence)}
-    missing_names = len(names(claim) - evidence_words)
+    missing_names = len(names(claim) - evidence_words - abbreviated(claim, evidence))
     return LexicalFeatures(
         coverage=coverage,
         missing_numbers=missing_numbers,
@@ -280,7 +350,10 @@ def substitutes(claim: str, evidence: Sequence[str]) -> bool:
     claim_items = _items(claim)
     claim_keys = frozenset().union(*(item.keys for item in claim_items))
     passages = [_items(passage) for passage in evidence]
-    present = frozenset().union(*(item.keys for items in passages for item in items))
+    present = frozenset().union(
+        *(item.keys for items in passages for item in items),
+        abbreviated(claim, " ".join(evidence)),
+    )
     for i, item in enumerate(claim_items):
         if item.kind not in ("name", "number") or item.keys & present:
             continue

@@ -19,6 +19,11 @@ its support:
   "1,500" as a mismatch (0.98 -> 0.2), "1.5 million" against "1,500,000" too. The
   evidence is left as written, the way the judge was trained on it.
 
+* A claim's date that the evidence writes another way is written as the evidence writes
+  it, for the judge only (``align_dates``): "1950-07-04", "04/07/1950" and "4 July
+  1950" against "July 4, 1950" read as other numbers (0.009); "Dec. 1997" against
+  "December 19, 1997" as a name the facts lack.
+
 Markdown links ("[1](url)") and footnote definitions ("[^1]: ...") are not markers.
 """
 
@@ -32,6 +37,7 @@ from decimal import Decimal, InvalidOperation
 
 __all__ = [
     "CITATION_RUN",
+    "align_dates",
     "align_numbers",
     "canonical_number",
     "canonical_numbers",
@@ -386,3 +392,120 @@ def canonical_numbers(text: str) -> set[str]:
     "1,500,000" both {"1500000"}; "one hundred and five" {"105"}; "a dozen" {"12"}.
     """
     return {number.value for number in _numbers(text)}
+
+
+# --- dates -------------------------------------------------------------------------------
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH_NAMES = ("January February March April May June July August September October"
+                " November December").split()  # fmt: skip
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4})"
+_DATES = (
+    re.compile(rf"\b{_YEAR}-(?P<m>[01]?\d)-(?P<d>[0-3]?\d)\b"),
+    re.compile(rf"\b(?P<a>[0-3]?\d)[/.](?P<b>[0-3]?\d)[/.]{_YEAR}\b"),
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.I),
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I),
+    re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I),
+)
+
+
+@dataclass(frozen=True)
+class _Date:
+    start: int
+    end: int
+    readings: frozenset[tuple[int, int, int]]  # (year, month, day); day 0: none given
+
+
+def _valid(year: int, month: int, day: int) -> bool:
+    return 1 <= month <= 12 and day <= 31
+
+
+def _dates(text: str) -> list[_Date]:
+    """The dates of ``text``, longest first where two forms overlap; a numeric date in
+    day-month or month-day order ("04/07/1950") has both readings."""
+    found: list[_Date] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in _DATES:
+        for m in pattern.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue
+            year = int(m.group("year"))
+            groups = m.groupdict()
+            if groups.get("m") is not None:
+                candidates = {(year, int(m.group("m")), int(m.group("d")))}
+            elif groups.get("a") is not None:
+                a, b = int(m.group("a")), int(m.group("b"))
+                candidates = {(year, b, a), (year, a, b)}
+            else:
+                month = _MONTHS[m.group("month").lower()]
+                day = int(groups["day"]) if groups.get("day") else 0
+                candidates = {(year, month, day)}
+            # Day 0 stands for none given, which only a month and year may have.
+            readings = frozenset(
+                r for r in candidates if _valid(*r) and (r[2] > 0 or "day" not in groups)
+            )
+            if readings:
+                found.append(_Date(m.start(), m.end(), readings))
+                taken.append(m.span())
+    return sorted(found, key=lambda d: d.start)
+
+
+_DECADE = re.compile(r"\b(?:the\s+)?(?P<decade>[12]\d{2}0)['\u2019]?s\b", re.I)
+_YEAR_WRITTEN = re.compile(r"(?<![\w.,])[12]\d{3}(?![\w,]|\.\d)")
+
+
+def _decades(claim: str, evidence: str) -> str:
+    """``claim`` with a decade that holds a year of ``evidence`` written as that year:
+    "founded in the 1990s" reads "founded in 1994" against "founded in 1994", which
+    implies it. Read as its first year, the decade was a number the evidence lacked."""
+    years = [m.group() for m in _YEAR_WRITTEN.finditer(evidence)]
+
+    def year_in(match: re.Match[str]) -> str:
+        start = int(match.group("decade"))
+        return next((y for y in years if start <= int(y) < start + 10), match.group())
+
+    return _DECADE.sub(year_in, claim)
+
+
+def align_dates(claim: str, evidence: str) -> str:
+    """``claim`` with each date that ``evidence`` holds in another form written as the
+    evidence writes it ("1950-07-04" -> "July 4, 1950"). A month and year the evidence
+    gives with a day ("Dec. 1997" for "December 19, 1997") get the month's full name,
+    and a decade that holds one of its years, that year (`_decades`).
+    """
+    claim = _decades(claim, evidence)
+    written: dict[tuple[int, int, int], str] = {}
+    months: set[tuple[int, int]] = set()
+    for date in _dates(evidence):
+        for reading in date.readings:
+            written.setdefault(reading, evidence[date.start : date.end])
+            months.add(reading[:2])
+    parts: list[str] = []
+    position = 0
+    for date in _dates(claim):
+        text = claim[date.start : date.end]
+        form = next((written[r] for r in sorted(date.readings) if r in written), None)
+        if form is None:
+            year, month, day = min(date.readings)
+            if day or (year, month) not in months:
+                continue
+            form = f"{_MONTH_NAMES[month - 1]} {year}"
+        if form != text:
+            parts += [claim[position : date.start], form]
+            position = date.end
+    parts.append(claim[position:])
+    return "".join(parts)

@@ -10,7 +10,7 @@ Claims keep their exact spans, but the judge reads them and the evidence normali
 (`_readable`): without citation markers ("[1]", "【3†source】") and HTML tags, which
 are no part of what is claimed, and with numbers that have several spellings in one
 ("twenty-one" and "21", "1.5 million" and "1,500,000"), which the judge does not match
-on its own.
+on its own; a claim's numbers and dates are written as the evidence writes them.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from grounding_app.engine.lexical import (
     substitutes,
 )
 from grounding_app.engine.normalise import (
+    align_dates,
     align_numbers,
     canonical_text,
     strip_citations,
@@ -398,13 +399,14 @@ class GroundingEngine:
             for row, option in todo:
                 evidence = self._evidence(request, option, bool(queries[row].context))
                 query = readings[row]
-                aligned = align_numbers(query.claim, evidence.text)
+                aligned = align_numbers(align_dates(query.claim, evidence.text), evidence.text)
                 pairs.append((ClaimInContext(aligned, query.context), evidence))
             scores = self.judge.score(pairs, memo)
             for (row, option), (_, evidence), score in zip(todo, pairs, scores, strict=True):
                 claim = claims[order[row]]
                 statements = [p.text for p in option.passages if p.fact in index.structured]
-                if substitutes(claim, evidence.passages) or _flag_disagrees(claim, statements):
+                dated = align_dates(claim, evidence.text)
+                if substitutes(dated, evidence.passages) or _flag_disagrees(claim, statements):
                     score = _discount(score, settings.contradiction_penalty)
                 if misattributes(claim, evidence.passages, names):
                     score = _discount(score, settings.role_penalty)

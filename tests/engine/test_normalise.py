@@ -14,6 +14,7 @@ import pytest
 from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lexical import compare, names, numbers, substitutes
 from grounding_app.engine.normalise import (
+    align_dates,
     align_numbers,
     canonical_number,
     canonical_numbers,
@@ -296,6 +297,37 @@ def test_a_placeholder_for_an_unknown_word_is_no_missing_name(claim, missing):
     assert compare(claim, evidence).missing_names == missing
 
 
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        ("The US declared independence.", "The United States declared independence.", 0),
+        ("The United States declared it.", "The US declared it.", 0),
+        ("The U.S. Army left.", "The United States Army left.", 0),
+        ("NASA landed.", "The National Aeronautics and Space Administration landed.", 0),
+        ("The UK left the EU.", "The United Kingdom left the European Union.", 0),
+        (
+            "The US met the UK.",
+            "The Bank of England and the United States met the United Kingdom.",
+            0,
+        ),
+        # an abbreviation of another name, or of words no name holds, is still missing
+        ("The EU was founded.", "The United Nations was founded.", 1),
+        ("The UN was founded.", "The union of nations was founded.", 1),
+        ("The US and the UK met.", "The United States met.", 1),
+    ],
+)
+def test_a_name_and_its_abbreviation_are_one_name(claim, evidence, missing):
+    assert compare(claim, evidence).missing_names == missing
+
+
+def test_an_abbreviation_is_no_rival_of_its_name():
+    assert not substitutes(
+        "The UN was founded in 1945.", ["The United Nations was founded in 1945."]
+    )
+    assert not substitutes("The United Nations met in 1945.", ["The UN met in 1945."])
+    assert substitutes("The EU was founded in 1945.", ["The United Nations was founded in 1945."])
+
+
 def test_spelled_numbers_are_neither_names_nor_words_to_cover():
     assert names("Eleven awards went to Titanic.") == names("11 awards went to Titanic.")
     assert compare("Titanic won eleven awards.", "Titanic won 11 awards.").coverage == 1.0
@@ -505,3 +537,42 @@ def test_the_index_knows_which_facts_are_records():
 def test_align_numbers_writes_the_claims_numbers_as_the_evidence_does(claim, evidence, expected):
     assert align_numbers(claim, evidence) == expected
     assert canonical_numbers(align_numbers(claim, evidence)) == canonical_numbers(claim)
+
+
+# --- dates ---------------------------------------------------------------------------------
+
+BORN = "Smith was born on July 4, 1950, in Ohio. The film was released on December 19, 1997."
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        ("He was born on 4 July 1950.", "He was born on July 4, 1950."),
+        ("He was born on 4th of July 1950.", "He was born on July 4, 1950."),
+        ("He was born on Jul. 4th, 1950.", "He was born on July 4, 1950."),
+        ("He was born on 1950-07-04.", "He was born on July 4, 1950."),
+        # a numeric date is day-month or month-day: either reading may be the evidence's
+        ("He was born on 04/07/1950.", "He was born on July 4, 1950."),
+        ("He was born on 07/04/1950.", "He was born on July 4, 1950."),
+        ("He was born on 4.7.1950.", "He was born on July 4, 1950."),
+        ("It was released in Dec. 1997.", "It was released in December 1997."),
+        ("It was released in the 1990s.", "It was released in 1997."),
+        # another date, a month the evidence gives no day of, no date: as written
+        ("He was born on 5 July 1950.", "He was born on 5 July 1950."),
+        ("He was born on 1950-07-05.", "He was born on 1950-07-05."),
+        ("He was born on 31/02/1950.", "He was born on 31/02/1950."),
+        ("It was released in May 1997.", "It was released in May 1997."),
+        ("It was released in the 1980s.", "It was released in the 1980s."),
+        ("It was July 4, 1950.", "It was July 4, 1950."),
+        ("It sold 1950 copies.", "It sold 1950 copies."),
+    ],
+)
+def test_align_dates_writes_the_claims_dates_as_the_evidence_does(claim, expected):
+    assert align_dates(claim, BORN) == expected
+
+
+def test_a_decade_reads_as_a_year_of_the_evidence_only():
+    assert align_dates("It had 1990s vibes.", "It had 1,995 members.") == "It had 1990s vibes."
+    assert align_dates("It was popular in the 1960s.", "From 1965 to 1972 it was popular.") == (
+        "It was popular in 1965."
+    )

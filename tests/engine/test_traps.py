@@ -684,3 +684,65 @@ def test_a_reaction_is_not_checked_and_the_fact_after_it_is(engine):
     assert [c.grounding_check_required for c in r.claims] == [False, True]
     assert supported(r, 1), r.claims[1]
     assert r.support_score is not None and r.support_score > 0.6
+
+
+# --- a name and its abbreviation ---------------------------------------------------------
+# "UN" and "United Nations" share no word: read as a name the facts lack (and the fact's
+# name as a rival in its place), "The UN was founded in 1945." scored 0.009.
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact", "expected"),
+    [
+        ("The UN was founded in 1945.", "The United Nations was founded in 1945.", True),
+        ("The United Nations was founded in 1945.", "The UN was founded in 1945.", True),
+        (
+            "The UK left the EU in 2020.",
+            "The United Kingdom left the European Union in 2020.",
+            True,
+        ),
+        (
+            "NASA landed astronauts on the Moon in 1969.",
+            "The National Aeronautics and Space Administration landed astronauts on the Moon"
+            " in 1969.",
+            True,
+        ),
+        ("The EU was founded in 1945.", "The United Nations was founded in 1945.", False),
+        ("The UN was founded in 1955.", "The United Nations was founded in 1945.", False),
+        (
+            "The UK left the EU in 2016.",
+            "The United Kingdom left the European Union in 2020.",
+            False,
+        ),
+    ],
+)
+def test_a_name_and_its_abbreviation_are_one_name(engine, answer, fact, expected):
+    r = run(engine, answer, [fact])
+    assert supported(r, 0) is expected, r.claims[0]
+
+
+# --- a date in another form ----------------------------------------------------------------
+# "1950-07-04" against "July 4, 1950" read as other numbers (0.009), "Dec. 1997" as a name
+# the facts lack (0.026), "the 1990s" as the number 1990 with 1994 in its place (0.0).
+
+BORN_1950 = "Smith was born on July 4, 1950, in Ohio. He founded the company in 1994."
+RELEASED = "The movie was released on December 19, 1997."
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact", "expected"),
+    [
+        ("Smith was born on 1950-07-04.", BORN_1950, True),
+        ("Smith was born on 04/07/1950.", BORN_1950, True),
+        ("Smith was born on 4 July 1950.", BORN_1950, True),
+        ("Smith was born on 1950-07-05.", BORN_1950, False),
+        ("Smith was born on 5 July 1950.", BORN_1950, False),
+        ("The movie was released in Dec. 1997.", RELEASED, True),
+        ("The movie was released in Dec. 1998.", RELEASED, False),
+        ("Smith founded the company in the 1990s.", BORN_1950, True),
+        ("Smith founded the company in the 1980s.", BORN_1950, False),
+    ],
+)
+def test_a_date_in_another_form_compares_by_value(engine, answer, fact, expected):
+    r = run(engine, answer, [fact])
+    assert supported(r, 0) is expected, r.claims[0]
