@@ -151,7 +151,10 @@ def _capitalised_runs(text: str) -> list[list[str]]:
     return runs
 
 
-def _named_spans(text: str) -> list[tuple[str, list[str]]]:
+# A request's evidence is read by several checks in turn; a small cache serves them all
+# and keeps no more than the last few hundred texts.
+@lru_cache(maxsize=256)
+def _named_spans(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The initials of each capitalised run and of each stretch of two or more of its main
     words that no "and" crosses: "Bank of England and the United States" gives "beus",
     "be" (Bank of England) and "us" (United States); "National Aeronautics and
@@ -160,12 +163,17 @@ def _named_spans(text: str) -> list[tuple[str, list[str]]]:
     for run in _capitalised_runs(text):
         main = [i for i, w in enumerate(run) if w.lower() not in _NAME_LINKS]
         for a, b in itertools.combinations(range(len(main)), 2):
-            part = run[main[a] : main[b] + 1]
+            part = tuple(run[main[a] : main[b] + 1])
             whole = a == 0 and b == len(main) - 1
             if whole or not any(w.lower() == "and" for w in part):
                 initials = "".join(w[0] for w in part if w.lower() not in _NAME_LINKS)
                 spans.append((initials.lower(), part))
-    return spans
+    return tuple(spans)
+
+
+def _abbreviations(text: str) -> set[str]:
+    """The text's abbreviations ("UN", "U.S."), dots left out, in lower case."""
+    return {m.group().replace(".", "").lower() for m in _ABBREVIATION.finditer(text)}
 
 
 def abbreviated(claim: str, evidence: str) -> set[str]:
@@ -176,14 +184,17 @@ def abbreviated(claim: str, evidence: str) -> set[str]:
     founded in 1945." lacked a name of "The United Nations was founded in 1945." (0.009).
     """
     found: set[str] = set()
-    expanded = {initials for initials, _ in _named_spans(evidence)}
-    for match in _ABBREVIATION.finditer(claim):
-        if match.group().replace(".", "").lower() in expanded:
-            found.update(stem(w) for w in words(match.group()))
-    short = {m.group().replace(".", "").lower() for m in _ABBREVIATION.finditer(evidence)}
-    for initials, part in _named_spans(claim):
-        if initials in short:
-            found.update(stem(w) for w in part)
+    matches = list(_ABBREVIATION.finditer(claim))
+    if matches:
+        expanded = {initials for initials, _ in _named_spans(evidence)}
+        for match in matches:
+            if match.group().replace(".", "").lower() in expanded:
+                found.update(stem(w) for w in words(match.group()))
+    short = _abbreviations(evidence)
+    if short:
+        for initials, part in _named_spans(claim):
+            if initials in short:
+                found.update(stem(w) for w in part)
     return found
 
 

@@ -34,6 +34,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 __all__ = [
     "CITATION_RUN",
@@ -434,7 +435,9 @@ def _valid(year: int, month: int, day: int) -> bool:
     return 1 <= month <= 12 and day <= 31
 
 
-def _dates(text: str) -> list[_Date]:
+# Each evidence text is read once per claim it is shown with; the last few hundred stay.
+@lru_cache(maxsize=256)
+def _dates(text: str) -> tuple[_Date, ...]:
     """The dates of ``text``, longest first where two forms overlap; a numeric date in
     day-month or month-day order ("04/07/1950") has both readings."""
     found: list[_Date] = []
@@ -461,7 +464,7 @@ def _dates(text: str) -> list[_Date]:
             if readings:
                 found.append(_Date(m.start(), m.end(), readings))
                 taken.append(m.span())
-    return sorted(found, key=lambda d: d.start)
+    return tuple(sorted(found, key=lambda d: d.start))
 
 
 _DECADE = re.compile(r"\b(?:the\s+)?(?P<decade>[12]\d{2}0)['\u2019]?s\b", re.I)
