@@ -176,13 +176,72 @@ def _abbreviations(text: str) -> set[str]:
     return {m.group().replace(".", "").lower() for m in _ABBREVIATION.finditer(text)}
 
 
-def abbreviated(claim: str, evidence: str) -> set[str]:
-    """Stems of the claim's name words that the evidence writes in the other form: "UN"
-    where it has "United Nations", or "European Union" where it has "EU".
+# A country's adjective and its name(s), in lower case: "the French president" is the
+# president of France.
+_DEMONYMS: dict[str, tuple[str, ...]] = {
+    "american": ("united states", "america", "usa", "us"),
+    "british": ("britain", "united kingdom", "uk"),
+    "english": ("england",), "scottish": ("scotland",), "welsh": ("wales",),
+    "irish": ("ireland",), "french": ("france",), "german": ("germany",),
+    "italian": ("italy",), "spanish": ("spain",), "portuguese": ("portugal",),
+    "dutch": ("netherlands", "holland"), "belgian": ("belgium",),
+    "swiss": ("switzerland",), "austrian": ("austria",), "swedish": ("sweden",),
+    "norwegian": ("norway",), "danish": ("denmark",), "finnish": ("finland",),
+    "polish": ("poland",), "russian": ("russia",), "ukrainian": ("ukraine",),
+    "greek": ("greece",), "turkish": ("turkey",), "chinese": ("china",),
+    "japanese": ("japan",), "korean": ("korea",), "indian": ("india",),
+    "pakistani": ("pakistan",), "australian": ("australia",), "canadian": ("canada",),
+    "mexican": ("mexico",), "brazilian": ("brazil",), "argentine": ("argentina",),
+    "argentinian": ("argentina",), "egyptian": ("egypt",), "israeli": ("israel",),
+    "iranian": ("iran",), "iraqi": ("iraq",), "saudi": ("saudi arabia",),
+    "nigerian": ("nigeria",), "kenyan": ("kenya",), "european": ("europe",),
+    "african": ("africa",), "asian": ("asia",),
+}  # fmt: skip
+_COUNTRY_ADJECTIVES: dict[str, set[str]] = {}
+for _adjective, _countries in _DEMONYMS.items():
+    for _country in _countries:
+        _COUNTRY_ADJECTIVES.setdefault(_country, set()).add(_adjective)
 
-    A name and its abbreviation share no word, so without this the claim "The UN was
-    founded in 1945." lacked a name of "The United Nations was founded in 1945." (0.009).
+
+_PLACE_WORDS = frozenset(_DEMONYMS) | {country.split()[0] for country in _COUNTRY_ADJECTIVES}
+
+
+def _has_phrase(phrase: str, lowered_words: Sequence[str]) -> bool:
+    parts = phrase.split()
+    n = len(parts)
+    return any(list(lowered_words[i : i + n]) == parts for i in range(len(lowered_words) - n + 1))
+
+
+def named_otherwise(claim: str, evidence: str) -> set[str]:
+    """Stems of the claim's name words that the evidence writes in another form: "UN"
+    where it has "United Nations", "European Union" where it has "EU", "French" where
+    it has "France" (and back).
+
+    The two forms share no word, so without this the claim "The UN was founded in 1945."
+    lacked a name of "The United Nations was founded in 1945." (0.009), and "The French
+    president" one of "The president of France" (0.58).
     """
+    found = _abbreviated(claim, evidence)
+    claim_words = words(claim)
+    lowered = [w.lower() for w in claim_words]
+    places = set(lowered) & _PLACE_WORDS
+    if not places:
+        return found
+    evidence_words = [w.lower() for w in words(evidence)]
+    evidence_set = set(evidence_words)
+    for word, adjective in zip(claim_words, lowered, strict=True):
+        countries = _DEMONYMS.get(adjective, ()) if word[:1].isupper() else ()
+        if any(_has_phrase(c, evidence_words) for c in countries):
+            found.add(stem(word))
+    for country, adjectives in _COUNTRY_ADJECTIVES.items():
+        first = country.split()[0]
+        if first in places and adjectives & evidence_set and _has_phrase(country, lowered):
+            found.update(stem(w) for w in country.split())
+    return found
+
+
+def _abbreviated(claim: str, evidence: str) -> set[str]:
+    """Stems of the claim's name words the evidence abbreviates or spells out."""
     found: set[str] = set()
     matches = list(_ABBREVIATION.finditer(claim))
     if matches:
@@ -280,7 +339,7 @@ def compare(claim: str, evidence: str) -> LexicalFeatures:
     evidence_numbers = frozenset().union(*number_forms(evidence))
     missing_numbers = len({forms for forms in number_forms(claim) if not forms & evidence_numbers})
     evidence_words = {stem(w) for w in words(evidence)}
-    missing_names = len(names(claim) - evidence_words - abbreviated(claim, evidence))
+    missing_names = len(names(claim) - evidence_words - named_otherwise(claim, evidence))
     return LexicalFeatures(
         coverage=coverage,
         missing_numbers=missing_numbers,
@@ -363,7 +422,7 @@ def substitutes(claim: str, evidence: Sequence[str]) -> bool:
     passages = [_items(passage) for passage in evidence]
     present = frozenset().union(
         *(item.keys for items in passages for item in items),
-        abbreviated(claim, " ".join(evidence)),
+        named_otherwise(claim, " ".join(evidence)),
     )
     for i, item in enumerate(claim_items):
         if item.kind not in ("name", "number") or item.keys & present:

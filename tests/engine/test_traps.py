@@ -688,7 +688,8 @@ def test_a_reaction_is_not_checked_and_the_fact_after_it_is(engine):
 
 # --- a name and its abbreviation ---------------------------------------------------------
 # "UN" and "United Nations" share no word: read as a name the facts lack (and the fact's
-# name as a rival in its place), "The UN was founded in 1945." scored 0.009.
+# name as a rival in its place), "The UN was founded in 1945." scored 0.009; "The French
+# president" against "the president of France", 0.58.
 
 
 @pytest.mark.parametrize(
@@ -712,6 +713,16 @@ def test_a_reaction_is_not_checked_and_the_fact_after_it_is(engine):
         (
             "The UK left the EU in 2016.",
             "The United Kingdom left the European Union in 2020.",
+            False,
+        ),
+        (
+            "The French president visited Berlin in 2019.",
+            "The president of France visited Berlin in 2019.",
+            True,
+        ),
+        (
+            "The Spanish president visited Berlin in 2019.",
+            "The president of France visited Berlin in 2019.",
             False,
         ),
     ],
