@@ -117,7 +117,8 @@ _REFERRING = frozenset(
 )
 
 
-# Small words inside a name that its abbreviation leaves out ("Bank of England": BoE).
+# Small words inside a name that its abbreviation leaves out ("National Aeronautics and
+# Space Administration": NASA).
 _NAME_LINKS = frozenset("of and the for de".split())
 _ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
 
@@ -197,10 +198,10 @@ _DEMONYMS: dict[str, tuple[str, ...]] = {
     "nigerian": ("nigeria",), "kenyan": ("kenya",), "european": ("europe",),
     "african": ("africa",), "asian": ("asia",),
 }  # fmt: skip
-_COUNTRY_ADJECTIVES: dict[str, set[str]] = {}
-for _adjective, _countries in _DEMONYMS.items():
-    for _country in _countries:
-        _COUNTRY_ADJECTIVES.setdefault(_country, set()).add(_adjective)
+_COUNTRY_ADJECTIVES: dict[str, frozenset[str]] = {
+    country: frozenset(a for a, names in _DEMONYMS.items() if country in names)
+    for country in {name for names in _DEMONYMS.values() for name in names}
+}
 
 
 _PLACE_WORDS = frozenset(_DEMONYMS) | {country.split()[0] for country in _COUNTRY_ADJECTIVES}
