@@ -120,7 +120,9 @@ _REFERRING = frozenset(
 # Small words inside a name that its abbreviation leaves out ("National Aeronautics and
 # Space Administration": NASA).
 _NAME_LINKS = frozenset("of and the for de".split())
-_ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*\b")
+# Abbreviations are short: a bound keeps the search linear on a long run of capitals.
+_LONGEST_ABBREVIATION = 8
+_ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,8}|\b[A-Z][A-Z0-9&]{1,7}\b")
 
 
 def _capitalised_runs(text: str) -> list[list[str]]:
@@ -163,7 +165,12 @@ def _named_spans(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     spans = []
     for run in _capitalised_runs(text):
         main = [i for i, w in enumerate(run) if w.lower() not in _NAME_LINKS]
-        for a, b in itertools.combinations(range(len(main)), 2):
+        stretches = (
+            (a, b)
+            for a in range(len(main))
+            for b in range(a + 1, min(len(main), a + _LONGEST_ABBREVIATION))
+        )
+        for a, b in stretches:
             part = tuple(run[main[a] : main[b] + 1])
             whole = a == 0 and b == len(main) - 1
             if whole or not any(w.lower() == "and" for w in part):
@@ -174,7 +181,16 @@ def _named_spans(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 def _abbreviations(text: str) -> set[str]:
     """The text's abbreviations ("UN", "U.S."), dots left out, in lower case."""
-    return {m.group().replace(".", "").lower() for m in _ABBREVIATION.finditer(text)}
+    return {_letters(m.group()) for m in _ABBREVIATION.finditer(text) if _is_abbreviation(m)}
+
+
+def _letters(abbreviation: str) -> str:
+    return abbreviation.replace(".", "").lower()
+
+
+def _is_abbreviation(match: re.Match[str]) -> bool:
+    """Two capitals at least: "UN", "U.S.", "G7" is one, "A1" is not."""
+    return sum(c.isupper() for c in match.group()) >= 2
 
 
 # A country's adjective and its name(s), in lower case: "the French president" is the
@@ -244,11 +260,11 @@ def named_otherwise(claim: str, evidence: str) -> set[str]:
 def _abbreviated(claim: str, evidence: str) -> set[str]:
     """Stems of the claim's name words the evidence abbreviates or spells out."""
     found: set[str] = set()
-    matches = list(_ABBREVIATION.finditer(claim))
+    matches = [m for m in _ABBREVIATION.finditer(claim) if _is_abbreviation(m)]
     if matches:
         expanded = {initials for initials, _ in _named_spans(evidence)}
         for match in matches:
-            if match.group().replace(".", "").lower() in expanded:
+            if _letters(match.group()) in expanded:
                 found.update(stem(w) for w in words(match.group()))
     short = _abbreviations(evidence)
     if short:
