@@ -5,6 +5,7 @@ Never `playwright install`: the browser is /usr/bin/chromium (scripts/test insta
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM would otherwise
 # refuse to be called from it.
@@ -85,5 +87,11 @@ def open_session(
         return session
 
     yield open_
+    # A keypress at a test's end may still have a request in flight ("1" saves a label);
+    # the database is flushed right after, and on PostgreSQL that TRUNCATE deadlocked with
+    # the live server's transaction once. Let each page's requests finish first.
     for context in contexts:
+        for page in context.pages:
+            with contextlib.suppress(PlaywrightError):
+                page.wait_for_load_state("networkidle", timeout=2_000)
         context.close()
