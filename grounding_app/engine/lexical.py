@@ -223,10 +223,18 @@ _COUNTRY_ADJECTIVES: dict[str, frozenset[str]] = {
 _PLACE_WORDS = frozenset(_DEMONYMS) | {country.split()[0] for country in _COUNTRY_ADJECTIVES}
 
 
-def _has_phrase(phrase: str, lowered_words: Sequence[str]) -> bool:
+# Country names that are also common words ("us"): they count only written in capitals.
+_CAPITALS_ONLY = frozenset({"us", "usa", "uk"})
+
+
+def _has_phrase(phrase: str, written: Sequence[str]) -> bool:
+    """Whether the words ``written`` hold the lower-case ``phrase`` ("united states")."""
+    if phrase in _CAPITALS_ONLY:
+        return phrase.upper() in written
     parts = phrase.split()
     n = len(parts)
-    return any(list(lowered_words[i : i + n]) == parts for i in range(len(lowered_words) - n + 1))
+    lowered = [w.lower() for w in written]
+    return any(lowered[i : i + n] == parts for i in range(len(lowered) - n + 1))
 
 
 def named_otherwise(claim: str, evidence: str) -> set[str]:
@@ -244,15 +252,15 @@ def named_otherwise(claim: str, evidence: str) -> set[str]:
     places = set(lowered) & _PLACE_WORDS
     if not places:
         return found
-    evidence_words = [w.lower() for w in words(evidence)]
-    evidence_set = set(evidence_words)
+    evidence_words = words(evidence)
+    evidence_set = {w.lower() for w in evidence_words}
     for word, adjective in zip(claim_words, lowered, strict=True):
         countries = _DEMONYMS.get(adjective, ()) if word[:1].isupper() else ()
         if any(_has_phrase(c, evidence_words) for c in countries):
             found.add(stem(word))
     for country, adjectives in _COUNTRY_ADJECTIVES.items():
         first = country.split()[0]
-        if first in places and adjectives & evidence_set and _has_phrase(country, lowered):
+        if first in places and adjectives & evidence_set and _has_phrase(country, claim_words):
             found.update(stem(w) for w in country.split())
     return found
 

@@ -438,7 +438,8 @@ def _valid(year: int, month: int, day: int) -> bool:
 # Each evidence text is read once per claim it is shown with; the last few hundred stay.
 @lru_cache(maxsize=256)
 def _dates(text: str) -> tuple[_Date, ...]:
-    """The dates of ``text``, longest first where two forms overlap; a numeric date in
+    """The dates of ``text``; where two forms overlap, the fuller one (the patterns'
+    order: a month and year only when no day goes with them). A numeric date in
     day-month or month-day order ("04/07/1950") has both readings."""
     found: list[_Date] = []
     taken: list[tuple[int, int]] = []

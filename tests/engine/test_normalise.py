@@ -317,6 +317,9 @@ def test_a_placeholder_for_an_unknown_word_is_no_missing_name(claim, missing):
         ("American troops left.", "Troops of the United States left.", 0),
         ("The United States army left.", "The American army left.", 0),
         ("The Spanish president spoke.", "The president of France spoke.", 1),
+        # "us" the word is no country: only "US" in capitals is
+        ("American troops left the base.", "They told us the troops left the base.", 1),
+        ("American troops left the base.", "US troops left the base.", 0),
         # an abbreviation of another name, or of words no name holds, is still missing
         ("The EU was founded.", "The United Nations was founded.", 1),
         ("The UN was founded.", "The union of nations was founded.", 1),
