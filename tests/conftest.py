@@ -6,9 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from grounding_app.engine.encoders import HashingEncoder
-from grounding_app.engine.judges import FeatureJudge
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import FeatureJudge, GroundingEngine, HashingEncoder
 
 # Weights of the eight judge features for an instant, deterministic engine: claims that
 # share most words with a fact are supported, others are not. For tests of the layers

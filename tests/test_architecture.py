@@ -114,3 +114,160 @@ def test_the_static_check_sees_a_lazy_import(tmp_path: Path) -> None:
         "def handler():\n    from grounding_app.lab import evaluation\n    return evaluation\n"
     )
     assert _imports_lab(module) == [2]
+
+
+# The engine's boundary, both ways: code outside `engine/` imports only the names the
+# package exports (`grounding_app.engine.__all__`), never a submodule, so the engine's
+# modules can be split or renamed without touching the app; and the engine imports no
+# Django and no other part of the app, so it runs (and is tested) as plain Python.
+ENGINE = "grounding_app.engine"
+ENGINE_DIR = ROOT / "engine"
+# Files that reach into the engine on purpose, with what they may import and why.
+WHITE_BOX = {
+    # Times the engine with its role and hedge checks switched off, by patching the
+    # pipeline module's functions: there is no public switch for them.
+    "lab/bench_checks.py": {f"{ENGINE}.pipeline"},
+}
+
+
+def _public_names() -> set[str]:
+    import grounding_app.engine
+
+    return set(grounding_app.engine.__all__)
+
+
+def _imports(path: Path) -> list[tuple[int, str, str | None]]:
+    """(line, absolute module, name taken from it or None) for each import in the file;
+    relative imports are resolved from the last `grounding_app` folder in its path."""
+    folders = path.parent.parts
+    package = list(folders[len(folders) - folders[::-1].index(ROOT.name) - 1 :])
+    found: list[tuple[int, str, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found += [(node.lineno, module, alias.name) for alias in node.names]
+    return sorted(found, key=lambda item: item[0])  # ast.walk: breadth first
+
+
+def _engine_internals(
+    path: Path, public: set[str], allowed: frozenset[str] = frozenset()
+) -> list[str]:
+    """'LINE: what' for each import of the engine's internals: a submodule, or a name the
+    package does not export (a submodule imported as `from grounding_app.engine import
+    pipeline` is one of those)."""
+    offences = []
+    for line, module, name in _imports(path):
+        if module == ENGINE and name is not None and name not in public:
+            what = f"{ENGINE}.{name}"
+        elif module.startswith(f"{ENGINE}."):
+            what = module
+        else:
+            continue
+        if what not in allowed:
+            offences.append(f"{line}: {what}")
+    return list(dict.fromkeys(offences))  # `from x import a, b`: one line, one entry
+
+
+def _outside_engine() -> list[Path]:
+    return sorted(p for p in ROOT.rglob("*.py") if ENGINE_DIR not in p.parents)
+
+
+def test_code_outside_the_engine_imports_only_its_public_names() -> None:
+    public = _public_names()
+    offenders = {}
+    for path in _outside_engine():
+        relative = path.relative_to(ROOT).as_posix()
+        allowed = frozenset(WHITE_BOX.get(relative, ()))
+        if offences := _engine_internals(path, public, allowed):
+            offenders[relative] = offences
+    assert offenders == {}, "import these from grounding_app.engine, exported there"
+
+
+def test_the_white_box_exceptions_are_still_needed() -> None:
+    public = _public_names()
+    for relative, allowed in WHITE_BOX.items():
+        used = {o.split(": ")[1] for o in _engine_internals(ROOT / relative, public)}
+        assert allowed <= used, f"{relative} no longer needs {sorted(allowed - used)}"
+
+
+def test_the_public_names_are_no_modules() -> None:
+    # A submodule in `__all__` would let the check above pass on `engine.pipeline.X`.
+    import inspect
+
+    import grounding_app.engine
+
+    modules = [n for n in _public_names() if inspect.ismodule(getattr(grounding_app.engine, n))]
+    assert modules == []
+
+
+def test_the_engine_check_sees_every_form(tmp_path: Path) -> None:
+    module = tmp_path / "grounding_app" / "reviews" / "view.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "from grounding_app import engine\n"  # the package itself: fine
+        "from grounding_app.engine import CheckRequest, check\n"  # public names: fine
+        "import grounding_app.engine\n"
+        "from grounding_app.engine.offsets import utf8_len\n"
+        "import grounding_app.engine.types as types\n"
+        "from grounding_app.engine import service, Fact\n"
+        "def handler():\n"
+        "    from grounding_app.engine.verifier.model import VERIFIER_DIR\n"
+        "    return VERIFIER_DIR\n"
+        "from ..engine import judges\n"
+        "from ..engine.types import Fact\n"
+    )
+    assert _engine_internals(module, _public_names()) == [
+        "4: grounding_app.engine.offsets",
+        "5: grounding_app.engine.types",
+        "6: grounding_app.engine.service",
+        "8: grounding_app.engine.verifier.model",
+        "10: grounding_app.engine.judges",
+        "11: grounding_app.engine.types",
+    ]
+
+
+def _app_or_django(path: Path) -> list[str]:
+    """'LINE: what' for each import of Django or of the app outside the engine."""
+    offences = []
+    for line, module, name in _imports(path):
+        full = f"{module}.{name}" if module == "grounding_app" and name else module
+        top = full.split(".")[0]
+        inside = full == ENGINE or full.startswith(f"{ENGINE}.")
+        if top == "django" or (top == "grounding_app" and not inside):
+            offences.append(f"{line}: {full}")
+    return offences
+
+
+def test_the_engine_imports_neither_django_nor_the_app() -> None:
+    offenders = {}
+    for path in sorted(ENGINE_DIR.rglob("*.py")):
+        if offences := _app_or_django(path):
+            offenders[path.relative_to(ROOT).as_posix()] = offences
+    assert offenders == {}
+
+
+def test_the_engine_side_check_sees_django_and_the_app(tmp_path: Path) -> None:
+    module = tmp_path / "grounding_app" / "engine" / "judge.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "from grounding_app.engine.types import Fact\n"  # the engine's own: fine
+        "from grounding_app import engine\n"  # fine
+        "from django.conf import settings\n"
+        "import django\n"
+        "from grounding_app import metrics\n"
+        "def later():\n"
+        "    from grounding_app.reviews.models import Review\n"
+        "    return Review\n"
+        "from . import offsets\n"  # fine
+        "from .. import formats\n"
+    )
+    assert _app_or_django(module) == [
+        "3: django.conf",
+        "4: django",
+        "5: grounding_app.metrics",
+        "7: grounding_app.reviews.models",
+        "10: grounding_app.formats",
+    ]

@@ -30,7 +30,7 @@ from grounding_app.annotations.models import (
     LabelingProject,
 )
 from grounding_app.annotations.stats import majority
-from grounding_app.engine.offsets import byte_prefix, char_index
+from grounding_app.engine import byte_prefix, char_index
 from grounding_app.formats.csv_cells import csv_line
 
 BATCH = 200

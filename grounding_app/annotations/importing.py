@@ -31,8 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from grounding_app.engine import service as engine_service
-from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
+from grounding_app import engine
+from grounding_app.engine import CheckRequest, CheckResponse, Fact
 from grounding_app.formats.check_grounding import (
     FormatError,
     parse_check_request,
@@ -199,7 +199,7 @@ def check_item(source: ItemSource, check: Check | None = None) -> CheckedItem:
         tuple(source.facts[i] for i in readable),
         enable_claim_level_score=True,
     )
-    response = (check or engine_service.check)(request)
+    response = (check or engine.check)(request)
     candidate = grounded_from_check(request, response).candidates[0]
     claims = []
     for i, segment in enumerate(candidate.segments):

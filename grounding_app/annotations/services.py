@@ -36,7 +36,7 @@ from grounding_app.annotations.models import (
     ItemClaim,
     LabelingProject,
 )
-from grounding_app.engine.offsets import byte_prefix, char_index
+from grounding_app.engine import byte_prefix, char_index
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.rules import Verdict
 from grounding_app.policies.services import fact_verdicts, project_policy

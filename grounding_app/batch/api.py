@@ -26,7 +26,7 @@ from grounding_app.api.errors import error_response
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import exports, services
 from grounding_app.batch.models import BatchJob
-from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
+from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.policies.models import SourcePolicy
 
 ApiView = Callable[..., HttpResponseBase]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
+from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.policies.forms import PolicyChoiceField
 from grounding_app.policies.models import SourcePolicy
 

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from grounding_app import engine
 from grounding_app.annotations.importing import ItemSource
 from grounding_app.annotations.importing import parse_line as parse_item
-from grounding_app.engine import service as engine_service
-from grounding_app.engine.types import CheckRequest, CheckResponse
+from grounding_app.engine import CheckRequest, CheckResponse
 from grounding_app.formats.check_grounding import FormatError
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
@@ -128,7 +128,7 @@ def check(
     has no text, a claim the others do not support gets no verdict, and the answer no
     score. With a source policy, the cited sources it excludes are counted."""
     request = request_for(item, citation_threshold)
-    grounded = grounded_from_check(request, (run or engine_service.check)(request))
+    grounded = grounded_from_check(request, (run or engine.check)(request))
     if item.meta.get("facts_without_text") and any(
         s.verdict == "unsupported" for c in grounded.candidates for s in c.segments
     ):

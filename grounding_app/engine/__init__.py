@@ -3,11 +3,45 @@
 `check(request)` splits the answer into claims, finds evidence in the facts and asks a
 judge how likely each claim is supported. The default engine is built once per process,
 lazily and thread-safely, on first use.
+
+Code outside the engine imports these names only, never a submodule
+(`tests/test_architecture.py`), so the modules behind them can move freely. Importing
+the package loads no model: the verifier's module is plain Python and NumPy, and its
+model is read on first use.
 """
 
 from __future__ import annotations
 
-from grounding_app.engine.service import check, default_engine, is_ready, warm_up_in_background
+from grounding_app.engine.claims import needs_grounding_check, split_sentences
+from grounding_app.engine.encoders import Encoder, HashingEncoder, MiniLMEncoder
+from grounding_app.engine.judges import (
+    FEATURE_JUDGE_WEIGHTS,
+    FEATURE_NAMES,
+    ClaimInContext,
+    Evidence,
+    FeatureJudge,
+    Judge,
+)
+from grounding_app.engine.lexical import content_stems, numbers, refers_back
+from grounding_app.engine.offsets import (
+    OffsetError,
+    byte_prefix,
+    char_index,
+    find_lone_surrogate,
+    slice_bytes,
+    utf8_len,
+)
+from grounding_app.engine.pipeline import GroundingEngine, is_bookkeeping, parse_judge
+from grounding_app.engine.retrieval import split_fact
+from grounding_app.engine.service import (
+    check,
+    default_engine,
+    is_ready,
+    judge_name,
+    set_default_engine,
+    warm_up_in_background,
+)
+from grounding_app.engine.tokens import count_tokens
 from grounding_app.engine.types import (
     DEFAULT_CITATION_THRESHOLD,
     MAX_ANSWER_TOKENS,
@@ -19,19 +53,70 @@ from grounding_app.engine.types import (
     Claim,
     Fact,
 )
+from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
+
+# The verifier's training surface, for `lab/`. Its MAX_LENGTH is renamed: beside the
+# request limits above, a bare MAX_LENGTH would read as one of them.
+from grounding_app.engine.verifier.model import MAX_LENGTH as VERIFIER_MAX_LENGTH
+from grounding_app.engine.verifier.model import (
+    VERIFIER_DIR,
+    CrossEncoderJudge,
+    build_model,
+    claim_text,
+    encode_pairs,
+    load_model,
+    load_tokenizer,
+)
 
 __all__ = [
     "DEFAULT_CITATION_THRESHOLD",
+    "FEATURE_JUDGE_WEIGHTS",
+    "FEATURE_NAMES",
     "MAX_ANSWER_TOKENS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
+    "VERIFIER_DIR",
+    "VERIFIER_MAX_LENGTH",
     "CheckRequest",
     "CheckResponse",
     "CitedChunk",
     "Claim",
+    "ClaimInContext",
+    "ClaimToExplain",
+    "CrossEncoderJudge",
+    "Encoder",
+    "Evidence",
     "Fact",
+    "FeatureJudge",
+    "GroundingEngine",
+    "HashingEncoder",
+    "Judge",
+    "MiniLMEncoder",
+    "OffsetError",
+    "build_model",
+    "byte_prefix",
+    "char_index",
     "check",
+    "claim_text",
+    "content_stems",
+    "count_tokens",
     "default_engine",
+    "encode_pairs",
+    "find_lone_surrogate",
+    "is_bookkeeping",
     "is_ready",
+    "judge_name",
+    "load_model",
+    "load_tokenizer",
+    "needs_grounding_check",
+    "numbers",
+    "parse_judge",
+    "refers_back",
+    "set_default_engine",
+    "slice_bytes",
+    "split_fact",
+    "split_sentences",
+    "unsupported_spans",
+    "utf8_len",
     "warm_up_in_background",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from grounding_app.engine.pipeline import parse_judge
+from grounding_app.engine import parse_judge
 
 
 def judge_spec(value: str) -> str:

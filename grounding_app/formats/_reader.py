@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NoReturn, TypeVar
 
-from grounding_app.engine.offsets import find_lone_surrogate
+from grounding_app.engine import find_lone_surrogate
 from grounding_app.formats.check_grounding import NUMERIC_STRING, FormatError, json_type
 from grounding_app.formats.check_grounding import join_path as join
 from grounding_app.formats.grounded import Problem

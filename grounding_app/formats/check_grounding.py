@@ -30,18 +30,19 @@ import re
 import unicodedata
 from typing import Any, NoReturn
 
-from grounding_app.engine.offsets import find_lone_surrogate
-from grounding_app.engine.tokens import count_tokens
-from grounding_app.engine.types import (
+from grounding_app.engine import (
     DEFAULT_CITATION_THRESHOLD,
     MAX_ANSWER_TOKENS,
     MAX_FACT_CHARS,
     MAX_FACTS,
     CheckRequest,
     CheckResponse,
+    ClaimToExplain,
     Fact,
+    count_tokens,
+    find_lone_surrogate,
+    unsupported_spans,
 )
-from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 
 MAX_LABELS = 64
 MAX_LABEL_CHARS = 63

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from grounding_app.engine.offsets import find_lone_surrogate
-from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim
+from grounding_app.engine import CheckRequest, CheckResponse, CitedChunk, Claim, find_lone_surrogate
 from grounding_app.formats import _reader as r
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer, Problem

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grounding_app.engine.types import CheckRequest, CheckResponse
+from grounding_app.engine import CheckRequest, CheckResponse
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source, Verdict
 
 

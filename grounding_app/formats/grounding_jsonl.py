@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grounding_app.engine.types import Fact
+from grounding_app.engine import Fact
 
 
 @dataclass(frozen=True)

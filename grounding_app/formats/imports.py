@@ -26,8 +26,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
-from grounding_app.engine.offsets import find_lone_surrogate, utf8_len
-from grounding_app.engine.types import CheckRequest
+from grounding_app.engine import CheckRequest, find_lone_surrogate, utf8_len
 from grounding_app.formats import _reader as r
 from grounding_app.formats._reader import ImportFormatError
 from grounding_app.formats.agent import parse_agent

@@ -12,7 +12,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from grounding_app.engine.lexical import numbers
+from grounding_app.engine import numbers
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\d])")
 _AUX = re.compile(r"\b(is|was|are|were|has|have|had|can|will|did|does|do)\b")

@@ -65,32 +65,32 @@ def _wait(job_id: int, timeout: float) -> None:
 
 
 def engine_alone(lines: list[str]) -> list[float]:
+    from grounding_app import engine
     from grounding_app.batch.lines import parse, request_for
-    from grounding_app.engine import service
 
-    service.default_engine()  # load first: the model load is not a line's time
+    engine.default_engine()  # load first: the model load is not a line's time
     times = []
     for number, raw in enumerate(lines, start=1):
         request = request_for(parse(raw, number).item, 0.6)
         start = time.perf_counter()
-        service.check(request)
+        engine.check(request)
         times.append(time.perf_counter() - start)
     return times
 
 
 def batch_in_process(lines: list[str]) -> tuple[list[float], list[float]]:
     """(overhead per line per chunk, engine time per line) of run_chunk on the lines."""
+    from grounding_app import engine
     from grounding_app.batch import services
     from grounding_app.batch.models import BatchChunk
-    from grounding_app.engine import service
-    from grounding_app.engine.types import CheckRequest, CheckResponse
+    from grounding_app.engine import CheckRequest, CheckResponse
 
     job = services.create_job("\n".join(lines).encode(), name="bench", send=False)
     engine_times: list[float] = []
 
     def timed(request: CheckRequest) -> CheckResponse:
         start = time.perf_counter()
-        response = service.check(request)
+        response = engine.check(request)
         engine_times.append(time.perf_counter() - start)
         return response
 

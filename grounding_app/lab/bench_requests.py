@@ -14,9 +14,14 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from grounding_app.engine.claims import split_sentences
-from grounding_app.engine.tokens import count_tokens
-from grounding_app.engine.types import MAX_ANSWER_TOKENS, MAX_FACT_CHARS, CheckRequest, Fact
+from grounding_app.engine import (
+    MAX_ANSWER_TOKENS,
+    MAX_FACT_CHARS,
+    CheckRequest,
+    Fact,
+    count_tokens,
+    split_sentences,
+)
 from grounding_app.formats.grounding_jsonl import read_examples
 
 FILM_FACTS = (

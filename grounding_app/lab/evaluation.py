@@ -16,10 +16,16 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
-from grounding_app.engine.encoders import Encoder
-from grounding_app.engine.judges import ClaimInContext, Evidence, Judge
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.types import CheckRequest, CheckResponse, Claim
+from grounding_app.engine import (
+    CheckRequest,
+    CheckResponse,
+    Claim,
+    ClaimInContext,
+    Encoder,
+    Evidence,
+    GroundingEngine,
+    Judge,
+)
 from grounding_app.formats.grounding_jsonl import Example
 from grounding_app.metrics import BinaryReport, binary_report
 

@@ -24,17 +24,20 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from grounding_app.engine.claims import needs_grounding_check, split_sentences
-from grounding_app.engine.encoders import Encoder, MiniLMEncoder
-from grounding_app.engine.judges import (
+from grounding_app.engine import (
+    DEFAULT_CITATION_THRESHOLD,
     FEATURE_JUDGE_WEIGHTS,
     FEATURE_NAMES,
+    CheckRequest,
     ClaimInContext,
+    Encoder,
     Evidence,
     FeatureJudge,
+    GroundingEngine,
+    MiniLMEncoder,
+    needs_grounding_check,
+    split_sentences,
 )
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD, CheckRequest
 from grounding_app.formats.grounding_jsonl import Example, read_examples
 from grounding_app.metrics import best_threshold
 

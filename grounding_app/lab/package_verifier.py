@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     from safetensors.torch import load_file, save_file
 
-    from grounding_app.engine.verifier.model import VERIFIER_DIR, CrossEncoderJudge
+    from grounding_app.engine import VERIFIER_DIR, CrossEncoderJudge
     from grounding_app.formats.grounding_jsonl import read_examples
     from grounding_app.lab import windows
     from grounding_app.lab.train_verifier import calibrate

@@ -30,7 +30,7 @@ logger = logging.getLogger("train_long_verifier")
 
 def _init_model(directory: Path, source: Path) -> None:
     """A Hugging Face directory holding the shipped verifier: config, tokenizer, weights."""
-    from grounding_app.engine.verifier.model import load_model, load_tokenizer
+    from grounding_app.engine import load_model, load_tokenizer
 
     model = load_model(source / "model.safetensors")
     directory.mkdir(parents=True, exist_ok=True)
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     from sentence_transformers.cross_encoder.evaluation import CrossEncoderClassificationEvaluator
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
-    from grounding_app.engine.verifier.model import VERIFIER_DIR, load_tokenizer
+    from grounding_app.engine import VERIFIER_DIR, load_tokenizer
     from grounding_app.formats.grounding_jsonl import read_examples
     from grounding_app.lab import windows
 

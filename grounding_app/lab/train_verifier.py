@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from grounding_app.engine.judges import ClaimInContext
-from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
-from grounding_app.engine.verifier.model import (
-    MAX_LENGTH,
+from grounding_app.engine import (
+    DEFAULT_CITATION_THRESHOLD,
     VERIFIER_DIR,
+    VERIFIER_MAX_LENGTH,
+    ClaimInContext,
     build_model,
     claim_text,
     encode_pairs,
@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--lr", type=float, default=6e-5)
-    parser.add_argument("--max-length", type=int, default=MAX_LENGTH)
+    parser.add_argument("--max-length", type=int, default=VERIFIER_MAX_LENGTH)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument(
         "--limit", type=int, default=0, help="use only N training pairs (smoke runs)"

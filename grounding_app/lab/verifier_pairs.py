@@ -14,9 +14,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from grounding_app.engine.claims import needs_grounding_check, split_sentences
-from grounding_app.engine.lexical import content_stems, refers_back
-from grounding_app.engine.retrieval import split_fact
+from grounding_app.engine import (
+    content_stems,
+    needs_grounding_check,
+    refers_back,
+    split_fact,
+    split_sentences,
+)
 from grounding_app.formats.grounding_jsonl import Example, read_examples
 from grounding_app.lab import augment
 from grounding_app.lab.augment import Pair

@@ -22,9 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from grounding_app.engine.claims import split_sentences
-from grounding_app.engine.lexical import content_stems
-from grounding_app.engine.pipeline import is_bookkeeping
+from grounding_app.engine import content_stems, is_bookkeeping, split_sentences
 from grounding_app.formats.grounding_jsonl import Example
 
 # Training pairs per source (all of a source when it has fewer): the document-level

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from grounding_app.engine.offsets import OffsetError, byte_prefix, char_index
+from grounding_app.engine import OffsetError, byte_prefix, char_index
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
 from grounding_app.rendering.bidi import dir_attribute, text_direction
 from grounding_app.rendering.links import link_html, safe_href

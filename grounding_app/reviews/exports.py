@@ -18,7 +18,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from grounding_app.engine.offsets import OffsetError, byte_prefix, char_index
+from grounding_app.engine import OffsetError, byte_prefix, char_index
 from grounding_app.formats.csv_cells import csv_line
 from grounding_app.formats.grounded import Candidate, Segment
 from grounding_app.retention.expiry import site_days

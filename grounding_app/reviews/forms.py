@@ -13,7 +13,7 @@ from typing import Any
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
-from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
+from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.formats.check_grounding import (
     NUMERIC_STRING,
     FormatError,

@@ -36,10 +36,12 @@ from grounding_app.engine import (
     CheckRequest,
     CheckResponse,
     Fact,
+    OffsetError,
+    judge_name,
+    slice_bytes,
+    utf8_len,
 )
 from grounding_app.engine import check as engine_check
-from grounding_app.engine.offsets import OffsetError, slice_bytes, utf8_len
-from grounding_app.engine.service import judge_name
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.serialize import grounded_from_json

@@ -14,11 +14,17 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
+from grounding_app import engine
 from grounding_app.accounts.roles import ADMIN, has_role
-from grounding_app.engine import service as engine_service
-from grounding_app.engine.judges import ClaimInContext, Evidence
-from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD, CheckRequest, Fact
-from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
+from grounding_app.engine import (
+    DEFAULT_CITATION_THRESHOLD,
+    CheckRequest,
+    ClaimInContext,
+    ClaimToExplain,
+    Evidence,
+    Fact,
+    unsupported_spans,
+)
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.imports import detect_and_parse
@@ -99,7 +105,7 @@ REFINE_BUDGET = 24
 
 
 def _verifier_scorer(pairs: Sequence[tuple[str, str]]) -> list[float]:
-    judge = engine_service.default_engine().judge
+    judge = engine.default_engine().judge
     return judge.score([(ClaimInContext(claim), Evidence((text,))) for claim, text in pairs])
 
 
@@ -132,7 +138,7 @@ def check_and_save(
     rechecked_from: Review | None = None,
 ) -> Review:
     """Run our engine on `request` and save the outcome as a new review."""
-    response = engine_service.check(request)
+    response = engine.check(request)
     return save_review(
         user,
         with_unsupported_words(grounded_from_check(request, response), request),

@@ -11,7 +11,7 @@ from django.test import Client
 
 from grounding_app.annotations import services
 from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 
 FILM_FACTS = [
     {

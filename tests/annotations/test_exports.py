@@ -13,8 +13,7 @@ from django.core.management import call_command
 
 from grounding_app.annotations import agreement, services
 from grounding_app.annotations.models import ItemClaim, LabelingProject
-from grounding_app.engine.offsets import slice_bytes
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine, slice_bytes
 from grounding_app.formats.grounding_jsonl import read_examples
 from tests.annotations.conftest import FILM_FACTS, client_for
 

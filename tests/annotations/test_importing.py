@@ -8,8 +8,7 @@ import pytest
 
 from grounding_app.annotations import importing
 from grounding_app.annotations.importing import ImportProblems, check_item, parse_jsonl
-from grounding_app.engine.offsets import slice_bytes
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine, slice_bytes
 from tests.annotations.conftest import FILM_FACTS, grounding_line
 from tests.reviews.conftest import fixture_text
 

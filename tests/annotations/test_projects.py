@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from grounding_app.annotations import services
 from grounding_app.annotations.models import Item, LabelingProject
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
 from tests.annotations.conftest import client_for, film_jsonl, grounding_line
 from tests.reviews.conftest import fixture_text

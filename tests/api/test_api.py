@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from grounding_app import engine
 from grounding_app.api.models import ApiKey
-from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim
+from grounding_app.engine import CheckRequest, CheckResponse, CitedChunk, Claim
 
 URL = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"
 BODY = {

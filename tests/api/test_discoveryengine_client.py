@@ -18,7 +18,7 @@ from google.cloud import discoveryengine_v1 as de
 
 from grounding_app import engine
 from grounding_app.api.models import ApiKey
-from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim
+from grounding_app.engine import CheckRequest, CheckResponse, CitedChunk, Claim
 from grounding_app.formats.check_grounding import response_to_json
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from grounding_app.api.models import ApiKey
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from grounding_app.formats.check_grounding_response import parse_check_response
 from tests.engine.realistic import OFF_TOPIC_ANSWER, OFF_TOPIC_FACTS
 

@@ -16,7 +16,7 @@ from django.test import Client
 from django.utils import timezone
 
 from grounding_app.api.models import ApiKey
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 
 URL = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"
 BODY = json.dumps(

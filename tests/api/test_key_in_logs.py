@@ -18,7 +18,7 @@ from gunicorn.http.errors import InvalidRequestLine
 
 from grounding_app import engine
 from grounding_app.api.models import ApiKey
-from grounding_app.engine.types import CheckRequest
+from grounding_app.engine import CheckRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"

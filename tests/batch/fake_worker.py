@@ -18,11 +18,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_app.settings")
 django.setup()
 
 from grounding_app.celery import app  # noqa: E402
-from grounding_app.engine import service  # noqa: E402
-from grounding_app.engine.encoders import HashingEncoder  # noqa: E402
-from grounding_app.engine.judges import FeatureJudge  # noqa: E402
-from grounding_app.engine.pipeline import GroundingEngine  # noqa: E402
-from grounding_app.engine.types import CheckRequest, CheckResponse  # noqa: E402
+from grounding_app.engine import (  # noqa: E402
+    CheckRequest,
+    CheckResponse,
+    FeatureJudge,
+    GroundingEngine,
+    HashingEncoder,
+    set_default_engine,
+)
 from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS  # noqa: E402
 
 DELAY = float(os.environ.get("FAKE_LINE_DELAY", "0"))
@@ -40,7 +43,7 @@ class SlowLoggedEngine(GroundingEngine):
 
 
 encoder = HashingEncoder()
-service.set_default_engine(
+set_default_engine(
     SlowLoggedEngine(encoder, FeatureJudge(encoder, FAKE_JUDGE_WEIGHTS, FAKE_JUDGE_BIAS))
 )
 app.worker_main(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grounding_app.batch.lines import LineError, check, parse, request_for
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from tests.batch.conftest import grounding_line
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"

@@ -15,7 +15,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from grounding_app.batch import services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
 from tests.batch.conftest import grounding_line, jsonl
 

@@ -12,8 +12,7 @@ from django.utils import timezone
 
 from grounding_app.batch import services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.types import CheckRequest, CheckResponse
+from grounding_app.engine import CheckRequest, CheckResponse, GroundingEngine
 from grounding_app.reviews.models import Review
 from tests.batch.conftest import grounding_line, jsonl
 

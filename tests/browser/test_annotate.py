@@ -16,8 +16,7 @@ from playwright.sync_api import Page, expect
 from grounding_app.annotations import agreement, services
 from grounding_app.annotations.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.annotations.models import Assignment, LabelingProject
-from grounding_app.engine.claims import needs_grounding_check, split_sentences
-from grounding_app.engine.types import Fact
+from grounding_app.engine import Fact, needs_grounding_check, split_sentences
 from tests.browser.conftest import Session
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,8 +15,7 @@ from django.db import connection
 
 from grounding_app.batch import services
 from grounding_app.batch.models import BatchChunk, BatchJob
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.types import CheckRequest, CheckResponse
+from grounding_app.engine import CheckRequest, CheckResponse, GroundingEngine
 from tests.browser.conftest import Session
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page
 
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from tests.browser.conftest import Session
 
 pytestmark = pytest.mark.django_db(transaction=True)

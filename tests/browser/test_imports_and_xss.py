@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Frame
 
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from tests.browser.conftest import Session
 from tests.reviews.conftest import fixture_text
 

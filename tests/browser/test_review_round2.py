@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grounding_app.engine.offsets import utf8_len
-from grounding_app.engine.types import CheckRequest, Fact
-from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
+from grounding_app.engine import CheckRequest, ClaimToExplain, Fact, unsupported_spans, utf8_len
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source
 from grounding_app.reviews import services
 from grounding_app.reviews.models import Review

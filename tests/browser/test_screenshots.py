@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
+from grounding_app.engine import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.reviews import services
 from grounding_app.reviews.models import Review

@@ -15,8 +15,7 @@ import pytest
 from playwright.sync_api import Frame, expect
 
 from grounding_app.annotations import services as annotation_services
-from grounding_app.engine import default_engine
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine, default_engine
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_project, attach_to_review
 from grounding_app.reviews import services as review_services

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
 from tests.browser.conftest import Session
 

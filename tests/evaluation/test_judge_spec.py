@@ -6,8 +6,7 @@ import argparse
 
 import pytest
 
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.verifier.model import VERIFIER_DIR
+from grounding_app.engine import VERIFIER_DIR, GroundingEngine
 from grounding_app.evaluation.cli import judge_spec
 
 

@@ -8,8 +8,7 @@ import time
 import pytest
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_app.engine.tokens import count_tokens
-from grounding_app.engine.types import (
+from grounding_app.engine import (
     DEFAULT_CITATION_THRESHOLD,
     MAX_ANSWER_TOKENS,
     CheckRequest,
@@ -17,6 +16,7 @@ from grounding_app.engine.types import (
     CitedChunk,
     Claim,
     Fact,
+    count_tokens,
 )
 from grounding_app.formats.check_grounding import (
     MAX_ANSWER_BYTES,

@@ -9,8 +9,14 @@ from typing import Any
 
 import pytest
 
-from grounding_app.engine.claims import split_sentences
-from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
+from grounding_app.engine import (
+    CheckRequest,
+    CheckResponse,
+    CitedChunk,
+    Claim,
+    Fact,
+    split_sentences,
+)
 from grounding_app.formats.check_grounding import FormatError, parse_check_request, response_to_json
 from grounding_app.formats.check_grounding_response import (
     grounded_from_check_json,

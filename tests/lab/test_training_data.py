@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from grounding_app.engine.types import Fact
+from grounding_app.engine import Fact
 from grounding_app.formats.grounding_jsonl import Example
 from grounding_app.lab import augment
 from grounding_app.lab.augment import Pair

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grounding_app.engine.offsets import utf8_len
+from grounding_app.engine import utf8_len
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
 from grounding_app.rendering.answer import render_answer, render_candidate
 

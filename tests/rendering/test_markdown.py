@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from grounding_app.engine.offsets import utf8_len
+from grounding_app.engine import utf8_len
 from grounding_app.formats.grounded import Candidate, Segment
 from grounding_app.rendering.answer import render_candidate
 from grounding_app.rendering.markdown import (

@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 import pytest
 import time_machine
 
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.types import CheckRequest, Fact
+from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.reviews import services
 from grounding_app.reviews.models import Review
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
 from tests.reviews.conftest import IMPORTS, fixture_text
 
@@ -26,7 +26,7 @@ def no_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(request: object) -> None:
         raise AssertionError("the engine must not run here")
 
-    monkeypatch.setattr("grounding_app.engine.service.check", refuse)
+    monkeypatch.setattr("grounding_app.engine.check", refuse)
 
 
 @pytest.mark.parametrize("path", sorted(IMPORTS.glob("*.json")), ids=lambda p: p.stem)

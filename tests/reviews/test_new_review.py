@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
 
 pytestmark = pytest.mark.django_db

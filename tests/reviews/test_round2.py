@@ -12,8 +12,14 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
+from grounding_app.engine import (
+    CheckRequest,
+    CheckResponse,
+    CitedChunk,
+    Claim,
+    Fact,
+    GroundingEngine,
+)
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounding_jsonl import parse_example
 from grounding_app.reviews import services

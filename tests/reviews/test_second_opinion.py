@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from grounding_app.engine.types import CheckRequest, CheckResponse, Claim
+from grounding_app.engine import CheckRequest, CheckResponse, Claim
 from grounding_app.formats.agent import parse_agent
 from grounding_app.formats.gemini import parse_gemini
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from django.db import connection, transaction
 
-from grounding_app.engine.types import CheckRequest, Fact
+from grounding_app.engine import CheckRequest, Fact
 from grounding_app.reviews import services
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.services import ReviewFilter

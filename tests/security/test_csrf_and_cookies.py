@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from grounding_app.engine.types import CheckRequest, Fact
+from grounding_app.engine import CheckRequest, Fact
 from grounding_app.reviews import services
 from grounding_app.reviews.models import Review
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grounding_app.annotations.importing import ImportProblems, parse_jsonl
-from grounding_app.engine.types import CheckRequest, Fact
+from grounding_app.engine import CheckRequest, Fact
 from grounding_app.formats import _reader as reader
 from grounding_app.formats.agent import parse_agent
 from grounding_app.formats.check_grounding import (

@@ -35,8 +35,7 @@ from grounding_app.annotations.forms import (
     SendReviewForm,
 )
 from grounding_app.annotations.models import ItemClaim, LabelingProject
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.types import CheckRequest, Fact
+from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.reviews import services as review_services
 from grounding_app.reviews import urls as reviews_urls
 from grounding_app.reviews.forms import (

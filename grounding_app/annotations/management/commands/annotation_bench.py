@@ -17,8 +17,7 @@ from django.test import Client
 
 from grounding_app.annotations import services
 from grounding_app.annotations.importing import CheckedItem, ItemSource, ModelClaim
-from grounding_app.engine.offsets import utf8_len
-from grounding_app.engine.types import Fact
+from grounding_app.engine import Fact, utf8_len
 from grounding_app.evaluation.pages import time_page
 
 FACT_TEXT = (

@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from grounding_app.batch import exports, services
 from grounding_app.batch.models import BatchChunk, BatchJob
-from grounding_app.engine.types import DEFAULT_CITATION_THRESHOLD
+from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.policies.models import SourcePolicy
 
 

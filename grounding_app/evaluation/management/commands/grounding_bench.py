@@ -20,10 +20,13 @@ from django.core.wsgi import get_wsgi_application
 from django.test.utils import override_settings
 
 from grounding_app.api.models import ApiKey
-from grounding_app.engine import CheckRequest, default_engine
-from grounding_app.engine.claims import split_sentences
-from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.service import set_default_engine
+from grounding_app.engine import (
+    CheckRequest,
+    GroundingEngine,
+    default_engine,
+    set_default_engine,
+    split_sentences,
+)
 from grounding_app.evaluation.cli import judge_spec
 from grounding_app.formats.check_grounding import request_to_json
 from grounding_app.lab.bench_requests import (

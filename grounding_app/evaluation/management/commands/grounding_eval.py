@@ -10,8 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, default_engine
-from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, GroundingEngine, default_engine
 from grounding_app.evaluation.cli import judge_spec
 from grounding_app.formats.grounding_jsonl import DatasetError, read_examples
 from grounding_app.lab.evaluation import (

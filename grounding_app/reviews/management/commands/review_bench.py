@@ -17,8 +17,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.test import Client
 
-from grounding_app.engine.offsets import utf8_len
-from grounding_app.engine.types import CheckRequest, Fact
+from grounding_app.engine import CheckRequest, Fact, utf8_len
 from grounding_app.evaluation.pages import time_page
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source
 from grounding_app.reviews.models import Review
