@@ -31,7 +31,8 @@ Rules, in order of strength:
   because their dots are not followed by whitespace ("3.5", "1.500", "example.com/a.b").
 * A single "." after a known abbreviation is judged by its class, see below.
 
-Documented choices for ambiguous periods (before a capitalised word):
+Documented choices for ambiguous periods (before a capitalised word), by the
+abbreviation classes of `lang/en.py`:
 
 * ``NEVER_SPLIT`` (titles, "e.g.", "i.e.", "vs.", ...): never a sentence end.
   "He met Gen. The ..." is therefore not split.
@@ -51,6 +52,20 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from grounding_app.engine.lang.en import (
+    FACTIVE_QUESTION,
+    FILLER_PATTERNS,
+    FINITE_VERB,
+    LOWER_CASE_CONTINUES,
+    NEVER_SPLIT,
+    NON_CONTENT_WORDS,
+    NOT_A_CLAUSE,
+    NOT_A_TAGGED_CLAUSE,
+    NUMERIC_ABBREVIATIONS,
+    QUESTION_TAG,
+    SENTENCE_STARTERS,
+    TERMINAL_ABBREVIATIONS,
+)
 from grounding_app.engine.normalise import CITATION_RUN
 from grounding_app.engine.offsets import require_utf8
 
@@ -75,60 +90,6 @@ class Sentence:
     end: int
     text: str
 
-
-# --- abbreviation classes (lower-cased, with the final period) -------------------------
-
-NEVER_SPLIT: frozenset[str] = frozenset(
-    {
-        # titles and honorifics, always followed by a name
-        "dr.", "mr.", "mrs.", "ms.", "messrs.", "mme.", "mlle.", "prof.", "rev.", "fr.",
-        "hon.", "pres.", "gov.", "gen.", "sen.", "rep.", "lt.", "col.", "capt.", "cpt.",
-        "sgt.", "maj.", "cmdr.", "adm.", "supt.", "insp.", "mt.",
-        # Latin and connective abbreviations, always followed by more of the sentence
-        "e.g.", "i.e.", "cf.", "vs.", "viz.", "resp.", "incl.", "esp.",
-    }
-)  # fmt: skip
-
-NUMERIC_ABBREVIATIONS: frozenset[str] = frozenset(
-    {
-        "no.", "nos.", "nr.", "fig.", "figs.", "pp.", "vol.", "vols.", "ch.",
-        "chap.", "sec.", "art.", "eq.", "ref.", "op.", "approx.", "ca.", "est.",
-        "tel.", "ext.", "ed.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.",
-        "sep.", "sept.", "oct.", "nov.", "dec.",
-    }
-)  # fmt: skip
-
-TERMINAL_ABBREVIATIONS: frozenset[str] = frozenset(
-    {
-        "etc.", "al.", "inc.", "ltd.", "co.", "corp.", "llc.", "plc.", "bros.", "jr.",
-        "sr.", "dept.", "univ.", "assn.", "u.s.", "u.k.", "u.n.", "e.u.", "u.s.a.",
-        "ph.d.", "m.d.", "b.a.", "m.a.", "b.sc.", "m.sc.", "d.c.", "a.m.", "p.m.",
-        # street / feet also end sentences; "St. Louis" and "Ft. Worth" still stay whole
-        "st.", "ft.",
-    }
-)  # fmt: skip
-
-# Abbreviations a lower-case word often follows; never a sentence end before one.
-LOWER_CASE_CONTINUES: frozenset[str] = frozenset(
-    {
-        "min.", "max.", "avg.", "misc.", "govt.", "trans.", "orig.", "sp.",
-        "spp.", "var.", "lit.", "abbr.", "ibid.", "cont.", "pl.", "sing.", "masc.",
-        "fem.", "ave.", "blvd.", "rd.", "hwy.", "mtn.", "pop.", "yr.", "yrs.", "hr.",
-        "hrs.", "mins.", "secs.", "oz.", "lb.", "lbs.", "kg.", "km.", "cm.", "mm.", "sq.",
-        "cu.", "dia.", "temp.", "mfg.", "intl.", "natl.",
-    }
-)  # fmt: skip
-
-SENTENCE_STARTERS: frozenset[str] = frozenset(
-    {
-        "A", "An", "The", "It", "Its", "This", "That", "These", "Those", "He", "She",
-        "They", "We", "I", "You", "His", "Her", "Their", "Our", "My", "There", "Here",
-        "In", "On", "At", "After", "Before", "During", "Since", "When", "While", "However",
-        "But", "And", "So", "Then", "Also", "As", "By", "For", "From", "Today", "Later",
-        "Many", "Most", "Some", "Both", "Each", "If", "Although", "Because", "Yet", "One",
-        "Another", "Other", "Now", "Meanwhile", "Thus", "Therefore",
-    }
-)  # fmt: skip
 
 # --- patterns --------------------------------------------------------------------------
 
@@ -339,99 +300,8 @@ def strip_list_marker(sentence_text: str) -> str:
 
 # --- which sentences need checking -----------------------------------------------------
 
-_HERE = (
-    r"here(?: ?'s| is| are)(?: (?:what i (?:found|know|could find|have found)"
-    r"|(?:a|an|the|some|my) (?:(?:short|brief|quick|concise|detailed|full) )?"
-    r"(?:summary|answer|overview|information|info|details|results?|list|breakdown"
-    r"|explanation|rundown|response|facts|key points)"
-    r"))(?: (?:of|about|on|for|regarding|to)(?: [\w']+){1,4})?"
-)
-_LEAD_IN = (
-    r"(?:(?:based on|according to|from|using|after reviewing|looking at) "
-    r"(?:the|these|those|my|your|available|provided) (?:\w+ ){0,3}"
-    r"(?:sources?|facts?|information|documents?|search results|results|context|data)"
-    r"|ok(?:ay)?|sure|so|well|alright|certainly|of course|absolutely|great)"
-)
-_REFUSAL = (
-    r"(?:i(?: ?'m| am) (?:not (?:sure|certain)|unsure)(?: (?:about|of) (?:that|this))?"
-    r"|i (?:don ?'t|do not) (?:know|have (?:that|this|enough) information)"
-    r"(?: (?:that|the answer|for sure))?"
-    r"|i (?:cannot|can ?'t|can not|am unable to|'m unable to|am not able to|was unable to"
-    r"|could not|couldn ?'t) (?:answer|help with|find|determine|say|tell|provide|confirm)"
-    r"(?: (?:that|this|it|the answer|an answer|any information|that information))?"
-    r"(?: (?:question|for sure|with certainty|right now))?"
-    r"|no (?:information|answer|data|results?) (?:is |was )?(?:available|found)"
-    r"|i have no (?:information|idea))"
-)
-_FILLER_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(pattern)
-    for pattern in (
-        # greetings
-        r"(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening|day)|dear \w+)"
-        r"(?: (?:there|everyone|all|friend|folks))?",
-        # thanks and politeness
-        r"(?:thanks?|thank you|many thanks|thx|you ?'re welcome|no problem|my pleasure)"
-        r"(?: (?:so|very) much)?(?: (?:for (?:asking|your question|reaching out|the question"
-        r"|your patience|waiting|your interest)))?",
-        # sign-offs
-        r"(?:i )?hope (?:this|that|it) (?:helps|answers your question|clarifies things"
-        r"|was helpful)(?: you)?",
-        r"let me know if (?:you (?:have|need)|there (?:is|are)) (?:anything(?: else)?"
-        r"|(?:any )?(?:(?:other|more|further|additional) )?(?:questions?|help|information"
-        r"|details))",
-        r"feel free to (?:ask|reach out)(?: (?:if you have )?(?:any )?(?:other |more |further )?"
-        r"questions?)?",
-        r"(?:best|kind|warm) regards|cheers|goodbye|bye|take care"
-        r"|have a (?:nice|great|good|wonderful) (?:day|evening|week)",
-        r"(?:is there )?anything else(?: i can (?:help (?:you )?with|do for you))?",
-        r"(?:(?:i ?'m|i am) )?(?:happy|glad) (?:to|i could) help(?: (?:with that|you))?",
-        # meta and filler
-        rf"(?:{_LEAD_IN} )?{_HERE}",
-        rf"{_LEAD_IN}",
-        r"(?:great|good|excellent|interesting|that ?'s a (?:great|good) ) ?question",
-        # reactions to the other person's words in a conversation ("That's awesome!");
-        # a liking of the speaker's own ("I love steak!") is a claim, which dialogue
-        # benchmarks label unsupported when the knowledge does not state it
-        r"(?:wow |oh |oh wow |yes |yeah )?(?:that ?' ?s|that is|that sounds|sounds|how)"
-        r" (?:so |really |very |pretty )?(?:awesome|great|cool|nice|interesting|amazing"
-        r"|wonderful|fun|good|neat|fascinating|funny|sad|crazy|impressive)",
-        r"(?:i (?:totally |completely )?agree|me too|same here|i didn ?' ?t know that"
-        r"|i did not know that|i had no idea|wow|cool|nice|awesome|interesting)",
-        r"here (?:you go|it is|goes)",
-        r"(?:sure|certainly|of course|absolutely|okay|ok|got it|understood|alright"
-        r"|sure thing|no worries|indeed|right|well|noted)",
-        r"i (?:found|have found|discovered|gathered|was able to find) (?:the following|some|this)"
-        r"(?: (?:information|details|facts|results|sources))?"
-        r"(?: (?:about|on|regarding|for)(?: [\w']+){1,4})?",
-        r"let me (?:explain|summarize|check|look (?:that |it )?up|help(?: you)?"
-        r"|break (?:it|this) down)",
-        r"(?:in summary|to summarize|in conclusion|to sum up|in short|summary|answer|sources"
-        r"|references|notes?|details|overview|background)",
-        # hedges and refusals with no content
-        rf"(?:(?:sorry|i ?'m sorry|i am sorry|unfortunately|i apologize) ?(?:but )?)?{_REFUSAL}",
-        r"(?:sorry|i ?'m sorry|i am sorry|i apologize)",
-        # a few non-English fillers
-        r"(?:hola|bonjour|hallo|ciao|salut|olá|guten tag|buenos días|bonsoir|merci(?: beaucoup)?"
-        r"|gracias|danke(?: schön)?|grazie|obrigad[oa]|de rien|de nada|bitte|prego"
-        r"|voici ce que j ?'ai trouvé|aquí está lo que encontré|hier ist,? was ich gefunden habe"
-        r"|je ne sais pas|no lo sé|no sé|ich weiß (?:es )?nicht)",
-        r"(?:שלום|תודה(?: רבה)?|مرحبا|شكرا(?: جزيلا)?|こんにちは|ありがとう(?:ございます)?"
-        r"|你好|您好|谢谢|谢谢你|안녕하세요|감사합니다|привет|здравствуйте|спасибо)",
-    )
-)
-
-# Words that carry no checkable content on their own; a sentence made only of these
-# ("Yes, it is.", "That is all.") is not checked.
-_NON_CONTENT_TEXT = """
-    a an the this that these those it its it's i i'm me my we our you your he she him her
-    they them their is are was were be been being am do does did done have has had will
-    would shall should can could may might must not no yes yeah yep nope so very too also
-    just really quite of in on at to for with by from as and or but if then than there
-    here what which who whom whose when where why how all any some more most much many
-    ok okay sure well oh ah um hmm please thanks thank hi hello hey bye again still that's
-    there's here's what's let's else
-"""
-_NON_CONTENT_WORDS: frozenset[str] = frozenset(_NON_CONTENT_TEXT.split())
+# Whole sentences that say nothing to check (greetings, thanks, meta lines, refusals).
+_FILLER_PATTERNS = tuple(re.compile(pattern) for pattern in FILLER_PATTERNS)
 
 _QUESTION_MARKS = frozenset("?？؟⁇⁈⁉‽")
 _NOT_WORDISH = re.compile(r"[^\w':]+")
@@ -451,37 +321,15 @@ def _normalise(sentence: str) -> str:
 # way, true or not. Before the question may come a greeting of up to three words and a
 # comma ("Hi, did you ...") or whole sentences the splitter kept with it ("yes, it is.
 # did you know ..."), which stay part of the statement.
-_FACTIVE = re.compile(
-    r"(?:(?:do|did|don't|didn't)\s+you\s+(?:know|realise|realize|hear)"
-    r"|have\s+you\s+heard|(?:are|were)\s+you\s+aware)"
-    r"(?:\s+that\b|(?=\s))\s*(?P<clause>.+)",
-    re.I | re.S,
-)
+_FACTIVE = re.compile(FACTIVE_QUESTION, re.I | re.S)
 _GREETING = re.compile(r"[\w']+(?:\s+[\w']+){0,2}\s*,\s*")
 _ENDED = re.compile(r".*[.!…]\W*", re.S)
 # The clause must read as a statement: "that" came before it, or it has a finite verb
 # of its own ("did you know Mr. Jackson was ..."), and it does not open a question or
-# an object ("do you know what ...", "do you know any ...", "were you aware of ...").
-_NOT_A_CLAUSE = frozenset(
-    "what which who whom whose when where why how whether if any anything anyone"
-    " anybody some something someone somebody about of much many".split()
-)
-_FINITE = re.compile(
-    r"\b(?:is|are|was|were|has|have|had|does|did|can|could|will|would|shall|should|may"
-    r"|might|must|'s|'re|'ve|'d|isn't|aren't|wasn't|weren't|hasn't|haven't|hadn't"
-    r"|doesn't|didn't|can't|won't)\b",
-    re.I,
-)
-# A tagged clause opening with one of these asks too ("Is it true, do you think?").
-_NOT_A_TAGGED_CLAUSE = _NOT_A_CLAUSE | frozenset(
-    "is are was were do does did have has can could will would should".split()
-)
-_TAG = re.compile(
-    r"(?P<clause>.+?)\s*,\s*(?:(?:do|did|don't|didn't|have|haven't|are|aren't|were|would|"
-    r"will|can|could|isn't|wasn't|won't|doesn't)\s+(?:you|it|they|he|she|we)\b[^,]*"
-    r"|what\s+about\s+you|how\s+about\s+you|right|no|eh|huh|you\s+know)\s*$",
-    re.I | re.S,
-)
+# an object (`NOT_A_CLAUSE`: "do you know what ...", "were you aware of ...").
+_FINITE = re.compile(FINITE_VERB, re.I)
+# A statement with a question tagged on: "X, do you like them?", "X, right?".
+_TAG = re.compile(QUESTION_TAG, re.I | re.S)
 
 
 def asserted_statement(sentence_text: str) -> str | None:
@@ -504,7 +352,7 @@ def asserted_statement(sentence_text: str) -> str | None:
         clause = factive.group("clause").strip()
         first = _normalise(clause).split(" ", 1)[0]
         said_that = question[: factive.start("clause")].rstrip().lower().endswith("that")
-        if first in _NOT_A_CLAUSE or not (said_that or _FINITE.search(clause)):
+        if first in NOT_A_CLAUSE or not (said_that or _FINITE.search(clause)):
             return None
         kept = before if _ENDED.fullmatch(before) else ""
         return f"{kept}{clause}."
@@ -512,7 +360,7 @@ def asserted_statement(sentence_text: str) -> str | None:
     if tagged is not None:
         clause = tagged.group("clause").strip()
         words = _normalise(clause).split()
-        if len(words) >= 3 and words[0] not in _NOT_A_TAGGED_CLAUSE:
+        if len(words) >= 3 and words[0] not in NOT_A_TAGGED_CLAUSE:
             return f"{clause}."
     return None
 
@@ -540,4 +388,4 @@ def needs_grounding_check(sentence_text: str) -> bool:
     if any(pattern.fullmatch(normal) for pattern in _FILLER_PATTERNS):
         return False
     words = _CONTENT_WORD.findall(normal.replace(":", " "))
-    return any(word not in _NON_CONTENT_WORDS for word in words)
+    return any(word not in NON_CONTENT_WORDS for word in words)

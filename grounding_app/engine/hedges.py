@@ -12,14 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from grounding_app.engine.lang.en import HEDGES
 from grounding_app.engine.lexical import content_stems, sentences, words
-
-# Words that mark a statement as uncertain. Lower case only: "May" is a month.
-HEDGES = frozenset(
-    """may might could possibly probably likely unlikely perhaps maybe reportedly allegedly
-    apparently suggest suggests suggested suspected believed presumably unconfirmed""".split()
-)
-
 
 # A quotation is a source's own words, which a claim may report in its own ("criticised").
 _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d")

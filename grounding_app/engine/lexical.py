@@ -15,6 +15,17 @@ from functools import lru_cache
 
 import Stemmer
 
+from grounding_app.engine.lang.en import (
+    CAPITALS_ONLY,
+    DEMONYMS,
+    NAME_LINKS,
+    NEGATIONS,
+    NOT_NAMES,
+    PERSONAL_PRONOUNS,
+    PRONOUN_ENDINGS,
+    REFERRING,
+    STOPWORDS,
+)
 from grounding_app.engine.normalise import (
     canonical_number,
     canonical_numbers,
@@ -24,35 +35,6 @@ from grounding_app.engine.normalise import (
 )
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
-
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his how
-    i if in into is it its itself just me more most my myself of off on once only or other
-    our ours ourselves out over own same she should so some such than that the their theirs
-    them themselves then there these they this those through to too under until up very was
-    we were what when where which while who whom why will with would you your yours
-    yourself yourselves s t d ll m o re ve y said says say one
-    """.split()
-)
-
-NEGATIONS = frozenset(
-    """not no never none nobody nothing neither nor nowhere cannot without n't isn't aren't
-    wasn't weren't don't doesn't didn't won't wouldn't can't couldn't shouldn't hasn't
-    haven't hadn't""".split()
-)
-
-# The word that sequence-to-sequence summarisers write for one outside their vocabulary
-# ("former striker UNK UNK denied ..."): an unreadable word, not a name the facts lack.
-PLACEHOLDERS = frozenset({"unk"})
-
-# Capitalised words that start sentences or fill titles without naming anything.
-_NOT_NAMES = (
-    STOPWORDS
-    | PLACEHOLDERS
-    | frozenset("however yes no according although though many several most some its it's".split())
-)
 
 _stemmer = Stemmer.Stemmer("english")
 
@@ -104,22 +86,12 @@ def names(text: str) -> set[str]:
     found: set[str] = set()
     for m in _WORD.finditer(text):
         word = m.group()
-        if not word[0].isupper() or word.lower() in _NOT_NAMES or is_number_word(word):
+        if not word[0].isupper() or word.lower() in NOT_NAMES or is_number_word(word):
             continue
         found.add(stem(word))
     return found
 
 
-# Openings that make a sentence lean on the one before it ("It was released in 1997.").
-_REFERRING = frozenset(
-    "it its he him his she her they them their this that these those there such the both"
-    " former latter".split()
-)
-
-
-# Small words inside a name that its abbreviation leaves out ("National Aeronautics and
-# Space Administration": NASA).
-_NAME_LINKS = frozenset("of and the for de".split())
 # Abbreviations are short: a bound keeps the search linear on a long run of capitals.
 _LONGEST_ABBREVIATION = 8
 _ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,8}|\b[A-Z][A-Z0-9&]{1,7}\b")
@@ -132,9 +104,9 @@ def _capitalised_runs(text: str) -> list[list[str]]:
     last_end = 0
 
     def close() -> None:
-        while run and run[-1].lower() in _NAME_LINKS:
+        while run and run[-1].lower() in NAME_LINKS:
             run.pop()
-        if sum(w.lower() not in _NAME_LINKS for w in run) >= 2:
+        if sum(w.lower() not in NAME_LINKS for w in run) >= 2:
             runs.append(list(run))
         run.clear()
 
@@ -145,7 +117,7 @@ def _capitalised_runs(text: str) -> list[list[str]]:
             if not joined:
                 close()
             run.append(word)
-        elif run and joined and word.lower() in _NAME_LINKS:
+        elif run and joined and word.lower() in NAME_LINKS:
             run.append(word)
         else:
             close()
@@ -164,7 +136,7 @@ def _named_spans(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     Space Administration" gives "nasa"."""
     spans = []
     for run in _capitalised_runs(text):
-        main = [i for i, w in enumerate(run) if w.lower() not in _NAME_LINKS]
+        main = [i for i, w in enumerate(run) if w.lower() not in NAME_LINKS]
         stretches = (
             (a, b)
             for a in range(len(main))
@@ -174,7 +146,7 @@ def _named_spans(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
             part = tuple(run[main[a] : main[b] + 1])
             whole = a == 0 and b == len(main) - 1
             if whole or not any(w.lower() == "and" for w in part):
-                initials = "".join(w[0] for w in part if w.lower() not in _NAME_LINKS)
+                initials = "".join(w[0] for w in part if w.lower() not in NAME_LINKS)
                 spans.append((initials.lower(), part))
     return tuple(spans)
 
@@ -193,43 +165,19 @@ def _is_abbreviation(match: re.Match[str]) -> bool:
     return sum(c.isupper() for c in match.group()) >= 2
 
 
-# A country's adjective and its name(s), in lower case: "the French president" is the
-# president of France.
-_DEMONYMS: dict[str, tuple[str, ...]] = {
-    "american": ("united states", "america", "usa", "us"),
-    "british": ("britain", "united kingdom", "uk"),
-    "english": ("england",), "scottish": ("scotland",), "welsh": ("wales",),
-    "irish": ("ireland",), "french": ("france",), "german": ("germany",),
-    "italian": ("italy",), "spanish": ("spain",), "portuguese": ("portugal",),
-    "dutch": ("netherlands", "holland"), "belgian": ("belgium",),
-    "swiss": ("switzerland",), "austrian": ("austria",), "swedish": ("sweden",),
-    "norwegian": ("norway",), "danish": ("denmark",), "finnish": ("finland",),
-    "polish": ("poland",), "russian": ("russia",), "ukrainian": ("ukraine",),
-    "greek": ("greece",), "turkish": ("turkey",), "chinese": ("china",),
-    "japanese": ("japan",), "korean": ("korea",), "indian": ("india",),
-    "pakistani": ("pakistan",), "australian": ("australia",), "canadian": ("canada",),
-    "mexican": ("mexico",), "brazilian": ("brazil",), "argentine": ("argentina",),
-    "argentinian": ("argentina",), "egyptian": ("egypt",), "israeli": ("israel",),
-    "iranian": ("iran",), "iraqi": ("iraq",), "saudi": ("saudi arabia",),
-    "nigerian": ("nigeria",), "kenyan": ("kenya",), "european": ("europe",),
-    "african": ("africa",), "asian": ("asia",),
-}  # fmt: skip
+# Per country name, its adjectives: "france" -> {"french"}.
 _COUNTRY_ADJECTIVES: dict[str, frozenset[str]] = {
-    country: frozenset(a for a, names in _DEMONYMS.items() if country in names)
-    for country in {name for names in _DEMONYMS.values() for name in names}
+    country: frozenset(a for a, names in DEMONYMS.items() if country in names)
+    for country in {name for names in DEMONYMS.values() for name in names}
 }
 
 
-_PLACE_WORDS = frozenset(_DEMONYMS) | {country.split()[0] for country in _COUNTRY_ADJECTIVES}
-
-
-# Country names that are also common words ("us"): they count only written in capitals.
-_CAPITALS_ONLY = frozenset({"us", "usa", "uk"})
+_PLACE_WORDS = frozenset(DEMONYMS) | {country.split()[0] for country in _COUNTRY_ADJECTIVES}
 
 
 def _has_phrase(phrase: str, written: Sequence[str]) -> bool:
     """Whether the words ``written`` hold the lower-case ``phrase`` ("united states")."""
-    if phrase in _CAPITALS_ONLY:
+    if phrase in CAPITALS_ONLY:
         return phrase.upper() in written
     parts = phrase.split()
     n = len(parts)
@@ -255,7 +203,7 @@ def named_otherwise(claim: str, evidence: str) -> set[str]:
     evidence_words = words(evidence)
     evidence_set = {w.lower() for w in evidence_words}
     for word, adjective in zip(claim_words, lowered, strict=True):
-        countries = _DEMONYMS.get(adjective, ()) if word[:1].isupper() else ()
+        countries = DEMONYMS.get(adjective, ()) if word[:1].isupper() else ()
         if any(_has_phrase(c, evidence_words) for c in countries):
             found.add(stem(word))
     for country, adjectives in _COUNTRY_ADJECTIVES.items():
@@ -285,19 +233,9 @@ def _abbreviated(claim: str, evidence: str) -> set[str]:
 def refers_back(sentence: str) -> bool:
     """Whether the sentence needs the answer's previous sentences to be read correctly."""
     first = words(sentence)[:1]
-    return bool(first) and first[0].lower() in _REFERRING
+    return bool(first) and first[0].lower() in REFERRING
 
 
-_PRONOUNS = {
-    "it": "",
-    "he": "",
-    "she": "",
-    "they": "",
-    "its": "'s",
-    "his": "'s",
-    "her": "'s",
-    "their": "'s",
-}
 _SUBJECT = re.compile(r"^(?:The\s+)?(?:[A-Z][\w'\u2019.&-]*\s+){0,3}[A-Z][\w'\u2019.&-]*")
 
 
@@ -311,7 +249,7 @@ def resolve_reference(claim: str, context: str, names: frozenset[str] = frozense
     `roles.proper_names`), so "she was shot." after "malala yousafzai won." resolves.
     """
     first = claim.split(maxsplit=1)
-    if len(first) < 2 or first[0].lower() not in _PRONOUNS or not context:
+    if len(first) < 2 or first[0].lower() not in PRONOUN_ENDINGS or not context:
         return None
     last = re.split(r"(?<=[.!?])\s+", context.strip())[-1]
     subject = _SUBJECT.match(last)
@@ -325,9 +263,9 @@ def resolve_reference(claim: str, context: str, names: frozenset[str] = frozense
         if not run:
             return None
         name = " ".join(run)
-    if words(name)[0].lower() in _PRONOUNS:
+    if words(name)[0].lower() in PRONOUN_ENDINGS:
         return None
-    return f"{name}{_PRONOUNS[first[0].lower()]} {first[1]}"
+    return f"{name}{PRONOUN_ENDINGS[first[0].lower()]} {first[1]}"
 
 
 def has_negation(text: str) -> bool:
@@ -383,10 +321,6 @@ class _Item:
     keys: frozenset[str]
 
 
-# Pronouns hold the place of a name ("Later he served as ..."), so they are kept.
-_PERSONAL_PRONOUNS = frozenset("i we you he she it they me us him her them".split())
-
-
 _NAME_JOINER = re.compile(r"[ \t-]+")
 
 
@@ -414,14 +348,14 @@ def _items(text: str) -> list[_Item]:
             continue
         word = match.group()
         lower = word.lower()
-        if lower in _PERSONAL_PRONOUNS:
+        if lower in PERSONAL_PRONOUNS:
             close_name()
             items.append(_Item("pronoun", frozenset({lower})))
             continue
         if lower in STOPWORDS or lower in NEGATIONS:
             close_name()
             continue
-        if word[0].isupper() and lower not in _NOT_NAMES:
+        if word[0].isupper() and lower not in NOT_NAMES:
             if name and not _NAME_JOINER.fullmatch(text, name_end, match.start()):
                 close_name()
             name.append(stem(word))

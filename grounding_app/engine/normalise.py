@@ -36,6 +36,18 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
+from grounding_app.engine.lang.en import (
+    DIGIT_SCALES,
+    LOW_ORDINALS,
+    MONTH_NAMES,
+    MONTHS,
+    ORDINALS,
+    SCALES,
+    SPELLED_NUMBERS,
+    TENS,
+    UNITS,
+)
+
 __all__ = [
     "CITATION_RUN",
     "align_dates",
@@ -100,36 +112,10 @@ def strip_markup(text: str) -> str:
 
 # --- numbers -----------------------------------------------------------------------------
 
-_UNITS = {
-    word: value
-    for value, word in enumerate(
-        """zero one two three four five six seven eight nine ten eleven twelve thirteen
-        fourteen fifteen sixteen seventeen eighteen nineteen""".split()
-    )
-}
-_TENS = {
-    word: 10 * value
-    for value, word in enumerate(
-        "twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2
-    )
-}
-_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
-# After digits ("2 dozen", "1.5 million"); in words "hundred" and "dozen" are read apart.
-_DIGIT_SCALES = {"dozen": 12, "hundred": 100, **_SCALES}
-_ORDINAL_TEXT = """fourth:4 fifth:5 sixth:6 seventh:7 eighth:8 ninth:9 tenth:10
-    eleventh:11 twelfth:12 thirteenth:13 fourteenth:14 fifteenth:15 sixteenth:16
-    seventeenth:17 eighteenth:18 nineteenth:19 twentieth:20 thirtieth:30 fortieth:40
-    fiftieth:50 sixtieth:60 seventieth:70 eightieth:80 ninetieth:90 hundredth:100
-    thousandth:1000 millionth:1000000 billionth:1000000000"""
-# "first", "second" and "third" alone are too often not numbers ("at first", "a second",
-# "a third of"); they count only after a tens word ("twenty-first").
-_ORDINALS = {w: int(v) for w, v in (item.split(":") for item in _ORDINAL_TEXT.split())}
-_LOW_ORDINALS = {"first": 1, "second": 2, "third": 3}
-_NUMBER_WORDS = frozenset([*_UNITS, *_TENS, *_SCALES, *_ORDINALS, "hundred", "dozen"])
-
+# A figure, and the scale word after it if any ("1.5 million", "2 dozen").
 _DIGIT_NUMBER = re.compile(
     r"(?<![\w.])(?P<sign>[-+−]?)(?P<int>\d[\d,٬]*)(?P<frac>[.٫]\d+)?(?!\d)"
-    r"(?:(?:[^\S\r\n]|-)+(?P<scale>dozen|hundred|thousand|million|billion|trillion)(?!\w))?",
+    rf"(?:(?:[^\S\r\n]|-)+(?P<scale>{'|'.join(DIGIT_SCALES)})(?!\w))?",
     re.IGNORECASE,
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:[,٬]\d{3})+")
@@ -139,7 +125,7 @@ _JOINER = re.compile(r"[\s-]+")
 
 def is_number_word(word: str) -> bool:
     """Whether ``word`` spells (part of) a number: it names a value, not a thing."""
-    return word.casefold() in _NUMBER_WORDS
+    return word.casefold() in SPELLED_NUMBERS
 
 
 def _ascii_digits(text: str) -> str:
@@ -199,7 +185,7 @@ def _digit_numbers(text: str) -> Iterator[_Number]:
             continue
         figure = Decimal(sign + whole.replace(",", "") + frac)
         scale = match.group("scale")
-        value = figure * _DIGIT_SCALES[scale.lower()] if scale else figure
+        value = figure * DIGIT_SCALES[scale.lower()] if scale else figure
         if not scale:  # a comma after the figure is punctuation ("in 2009, it")
             end = start + len(match.group().rstrip(",٬"))
         written = None
@@ -226,46 +212,46 @@ class _WordNumber:
         if last == "end":
             return False
         if word == "a":
-            return last == "" and following in (*_SCALES, "hundred", "dozen")
+            return last == "" and following in (*SCALES, "hundred", "dozen")
         if word == "and":
             return last in ("hundred", "scale") and following in (
-                *_UNITS,
-                *_TENS,
-                *_ORDINALS,
+                *UNITS,
+                *TENS,
+                *ORDINALS,
             )
-        if word in _LOW_ORDINALS:
+        if word in LOW_ORDINALS:
             return last == "tens"
-        if word in _UNITS or word in _ORDINALS:
-            value = _UNITS.get(word, _ORDINALS.get(word, 0))
+        if word in UNITS or word in ORDINALS:
+            value = UNITS.get(word, ORDINALS.get(word, 0))
             if last == "tens":
                 return 0 < value < 10
             return last in ("", "hundred", "scale", "and")
-        if word in _TENS:
+        if word in TENS:
             return last in ("", "hundred", "scale", "and")
         # Never bare: "2 hundred" is read with its digits, and is not also 100.
         if word == "hundred":
             return last in ("a", "unit") and self.current < 100
         if word == "dozen":
             return last in ("a", "unit", "tens") and not self.total
-        if word in _SCALES:
+        if word in SCALES:
             return last in ("a", "unit", "tens", "hundred") and (
-                not self.scale or _SCALES[word] < self.scale
+                not self.scale or SCALES[word] < self.scale
             )
         return False
 
     def add(self, word: str) -> None:
         self.words += 1
-        self.ordinal = word in _ORDINALS or word in _LOW_ORDINALS
+        self.ordinal = word in ORDINALS or word in LOW_ORDINALS
         self.figure = None
         if word in ("a", "and"):
             self.last = word
             return
         self.has_value = True
-        if word in _UNITS or word in _LOW_ORDINALS:
-            self.current += _UNITS.get(word, _LOW_ORDINALS.get(word, 0))
-            self.last = "end" if word in _LOW_ORDINALS else "unit"
-        elif word in _ORDINALS:
-            value = _ORDINALS[word]
+        if word in UNITS or word in LOW_ORDINALS:
+            self.current += UNITS.get(word, LOW_ORDINALS.get(word, 0))
+            self.last = "end" if word in LOW_ORDINALS else "unit"
+        elif word in ORDINALS:
+            value = ORDINALS[word]
             if value >= 1000:
                 self.total += (self.current or 1) * value
                 self.current = 0
@@ -274,8 +260,8 @@ class _WordNumber:
             else:
                 self.current += value
             self.last = "end"
-        elif word in _TENS:
-            self.current += _TENS[word]
+        elif word in TENS:
+            self.current += TENS[word]
             self.last = "tens"
         elif word == "hundred":
             self.current = (self.current or 1) * 100
@@ -284,7 +270,7 @@ class _WordNumber:
             self.current = (self.current or 1) * 12
             self.last = "end"
         else:
-            self.scale = _SCALES[word]
+            self.scale = SCALES[word]
             if not self.total:
                 self.figure = self.current or 1
             self.total += (self.current or 1) * self.scale
@@ -397,22 +383,7 @@ def canonical_numbers(text: str) -> set[str]:
 
 # --- dates -------------------------------------------------------------------------------
 
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
-_MONTH_NAMES = ("January February March April May June July August September October"
-                " November December").split()  # fmt: skip
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 _DATES = (
@@ -455,7 +426,7 @@ def _dates(text: str) -> tuple[_Date, ...]:
                 a, b = int(m.group("a")), int(m.group("b"))
                 candidates = {(year, b, a), (year, a, b)}
             else:
-                month = _MONTHS[m.group("month").lower()]
+                month = MONTHS[m.group("month").lower()]
                 day = int(groups["day"]) if groups.get("day") else 0
                 candidates = {(year, month, day)}
             # Day 0 stands for none given, which only a month and year may have.
@@ -507,7 +478,7 @@ def align_dates(claim: str, evidence: str) -> str:
             year, month, day = min(date.readings)
             if day or (year, month) not in months:
                 continue
-            form = f"{_MONTH_NAMES[month - 1]} {year}"
+            form = f"{MONTH_NAMES[month - 1]} {year}"
         if form != text:
             parts += [claim[position : date.start], form]
             position = date.end

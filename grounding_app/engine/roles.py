@@ -19,22 +19,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grounding_app.engine.lexical import NEGATIONS, STOPWORDS, sentences, stem
+from grounding_app.engine.lang.en import (
+    CLAUSE_BREAK,
+    NEGATIONS,
+    NOT_AGENTS,
+    STOPWORDS,
+    THIRD_PERSON_PRONOUNS,
+)
+from grounding_app.engine.lexical import sentences, stem
 
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019.\-][^\W_]+)*", re.UNICODE)
 # A claim's clauses: "A proposed X, which B criticised" and "A tested X, and B funded it".
-_CLAUSE = re.compile(
-    r",\s*(?:which|who|whom|whose|while|whereas|and|but)\s+|;\s*|\s+(?:but|whereas|while)\s+",
-    re.IGNORECASE,
-)
-# Pronouns that may stand for a person named in the claim.
-_PERSONAL = frozenset("he she they him her them his hers their theirs himself herself".split())
-# Capitalised words that name no one who could do something.
-_NOT_AGENTS = frozenset(
-    stem(word)
-    for word in """monday tuesday wednesday thursday friday saturday sunday january february
-    march april may june july august september october november december mr mrs ms dr""".split()
-)
+_CLAUSE = re.compile(CLAUSE_BREAK, re.IGNORECASE)
+# Capitalised words that name no one who could do something, as stems.
+_NOT_AGENTS = frozenset(stem(word) for word in NOT_AGENTS)
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ def _tokens(text: str, proper: frozenset[str]) -> list[_Token]:
     for match in _TOKEN.finditer(text):
         word = match.group()
         lowered = word.lower()
-        if lowered in _PERSONAL or lowered == "by":
+        if lowered in THIRD_PERSON_PRONOUNS or lowered == "by":
             out.append(_Token(lowered, False))
         elif lowered not in STOPWORDS and lowered not in NEGATIONS:
             stemmed = stem(word)
@@ -117,7 +115,7 @@ def _weights(clause: Sequence[_Token], subject: frozenset[str]) -> dict[str, flo
     end = next((i for i, t in enumerate(clause) if not t.name), len(clause))
     weight: dict[str, float] = {}
     for i, t in enumerate(clause[end:], start=end):
-        if t.stem not in subject and t.stem not in _PERSONAL:
+        if t.stem not in subject and t.stem not in THIRD_PERSON_PRONOUNS:
             weight[t.stem] = max(weight.get(t.stem, 0.0), 1.0 / (i - end + 1))
     return weight
 
@@ -145,7 +143,7 @@ def _done_by_another(
         rivals = [
             g for g in _doers(sentence, action) if len(g) > 1 and not g & (subject | mentioned)
         ]
-        if rivals and not {t.stem for t in sentence} & _PERSONAL:
+        if rivals and not {t.stem for t in sentence} & THIRD_PERSON_PRONOUNS:
             return True
     return False
 

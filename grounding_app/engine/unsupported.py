@@ -21,6 +21,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from grounding_app.engine.lang.en import UNMARKED_WORDS
+
 # One call scores many (claim, evidence) pairs: the probability each claim is supported.
 Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
 
@@ -29,19 +31,6 @@ MAX_PHRASES = 8  # phrases refined per claim; more would be a sentence, not a po
 
 _APOSTROPHE = "\u2019"
 _WORD = re.compile(rf"\w+(?:[.,'{_APOSTROPHE}:/-]\w+)*")
-_STOP = frozenset(
-    """
-    a an the and or but nor so yet of in on at to for from by with without about as into
-    onto over under than then that this these those there here it its it's is are was
-    were be been being am do does did done has have had having will would shall should
-    can could may might must not no yes very also just only more most much many some any
-    all each every both either neither other such own same too which who whom whose what
-    when where why how i you he she we they me him her us them my your his our their
-    mine yours ours theirs if while because though although after before during until
-    up down out off again further once s t de la le les des du el los las et und der die
-    das
-    """.split()
-)
 
 
 @dataclass(frozen=True)
@@ -74,7 +63,7 @@ def _fold(word: str) -> str:
 def is_content(word: str) -> bool:
     """Names, numbers, dates and other words that carry the claim's meaning."""
     folded = word.casefold()
-    return folded not in _STOP and (len(folded) > 1 or folded.isdigit())
+    return folded not in UNMARKED_WORDS and (len(folded) > 1 or folded.isdigit())
 
 
 def words(text: str, offset: int = 0) -> list[Word]:
