@@ -60,7 +60,7 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
     except Exception:
         logger.exception("grounding check failed")
         return error_response(500, "Internal error while checking grounding.", errors.INTERNAL)
-    return JsonResponse(response_to_json(result, check_request))
+    return JsonResponse(response_to_json(result))
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

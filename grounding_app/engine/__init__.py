@@ -22,6 +22,7 @@ from grounding_app.engine.judges import (
     FeatureJudge,
     Judge,
 )
+from grounding_app.engine.lang import identify, language_name, profile
 from grounding_app.engine.lexical import content_stems, numbers, refers_back
 from grounding_app.engine.offsets import (
     OffsetError,
@@ -43,10 +44,14 @@ from grounding_app.engine.service import (
 )
 from grounding_app.engine.tokens import count_tokens
 from grounding_app.engine.types import (
+    CHECKED_BY,
     DEFAULT_CITATION_THRESHOLD,
+    FEATURE_JUDGE,
     MAX_ANSWER_TOKENS,
     MAX_FACT_CHARS,
     MAX_FACTS,
+    VERIFIER,
+    WORD_MATCHING,
     CheckRequest,
     CheckResponse,
     CitedChunk,
@@ -68,15 +73,27 @@ from grounding_app.engine.verifier.model import (
     load_tokenizer,
 )
 
+# The word-matching judge's features, for `lab/fit_word_match.py`; renamed beside the
+# feature judge's FEATURE_NAMES.
+from grounding_app.engine.word_match import FEATURE_NAMES as WORD_MATCH_FEATURES
+from grounding_app.engine.word_match import WORD_MATCH_WEIGHTS
+from grounding_app.engine.word_match import features as word_match_features
+
 __all__ = [
+    "CHECKED_BY",
     "DEFAULT_CITATION_THRESHOLD",
+    "FEATURE_JUDGE",
     "FEATURE_JUDGE_WEIGHTS",
     "FEATURE_NAMES",
     "MAX_ANSWER_TOKENS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
+    "VERIFIER",
     "VERIFIER_DIR",
     "VERIFIER_MAX_LENGTH",
+    "WORD_MATCHING",
+    "WORD_MATCH_FEATURES",
+    "WORD_MATCH_WEIGHTS",
     "CheckRequest",
     "CheckResponse",
     "CitedChunk",
@@ -103,14 +120,17 @@ __all__ = [
     "default_engine",
     "encode_pairs",
     "find_lone_surrogate",
+    "identify",
     "is_bookkeeping",
     "is_ready",
     "judge_name",
+    "language_name",
     "load_model",
     "load_tokenizer",
     "needs_grounding_check",
     "numbers",
     "parse_judge",
+    "profile",
     "refers_back",
     "set_default_engine",
     "slice_bytes",
@@ -119,4 +139,5 @@ __all__ = [
     "unsupported_spans",
     "utf8_len",
     "warm_up_in_background",
+    "word_match_features",
 ]

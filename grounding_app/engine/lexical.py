@@ -399,3 +399,34 @@ def substitutes(claim: str, evidence: Sequence[str]) -> bool:
                     if rival.kind == item.kind and not rival.keys & claim_keys:
                         return True
     return False
+
+
+def misplaces_number(claim: str, evidence: Sequence[str]) -> bool:
+    """Whether the claim gives a number the evidence has to the wrong word.
+
+    "The movie won 14 Academy Awards." against "The movie won 11 Academy Awards, and
+    was nominated for fourteen": 14 is in the evidence, so nothing is missing, but the
+    word before it in the claim ("won") is followed there by 11, and never by 14. Only
+    the word before the number is compared: the word after it is usually its unit
+    ("Academy Awards"), which both numbers share.
+    """
+    claim_items = _items(claim)
+    passages = [_items(passage) for passage in evidence]
+    claim_keys = frozenset().union(*(item.keys for item in claim_items))
+    for i, item in enumerate(claim_items[1:], start=1):
+        anchor = claim_items[i - 1]
+        if item.kind != "number" or anchor.kind != "word":
+            continue
+        follows = [
+            items[k + 1].keys
+            for items in passages
+            for k in range(len(items) - 1)
+            if items[k] == anchor and items[k + 1].kind == "number"
+        ]
+        if (
+            follows
+            and not any(keys & item.keys for keys in follows)
+            and any(not keys & claim_keys for keys in follows)
+        ):
+            return True
+    return False

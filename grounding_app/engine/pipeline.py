@@ -18,11 +18,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from grounding_app.engine.checks import (
+    CONTRADICTION,
+    HEDGE,
+    ROLE,
+    Reading,
+    fired,
+    registry,
+)
 from grounding_app.engine.claims import (
     asserted_statement,
     needs_grounding_check,
@@ -30,11 +38,10 @@ from grounding_app.engine.claims import (
     strip_list_marker,
 )
 from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
-from grounding_app.engine.hedges import drops_hedge
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
+from grounding_app.engine.lang import identify, profile
 from grounding_app.engine.lexical import (
     content_stems,
-    has_negation,
     numbers,
     refers_back,
     resolve_reference,
@@ -48,10 +55,26 @@ from grounding_app.engine.normalise import (
     strip_markup,
 )
 from grounding_app.engine.retrieval import Passage, PassageIndex
-from grounding_app.engine.roles import misattributes, proper_names
-from grounding_app.engine.types import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
+from grounding_app.engine.roles import proper_names
+from grounding_app.engine.types import (
+    FEATURE_JUDGE,
+    VERIFIER,
+    WORD_MATCHING,
+    CheckRequest,
+    CheckResponse,
+    CitedChunk,
+    Claim,
+    Fact,
+)
+from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
+from grounding_app.engine.word_match import WordMatchJudge
 
 CONTEXT_SENTENCES = 2
+# A claim's evidence options are read best first until one scores this much; the rest
+# could only raise a score already above every threshold a reviewer sets in practice.
+# A constant, not the request's citation threshold: the threshold decides which facts
+# are cited and which claims count as supported, never a claim's score.
+ENOUGH_SUPPORT = 0.9
 
 
 @dataclass(frozen=True)
@@ -164,8 +187,8 @@ def _relevance(
     return out
 
 
-def _supported(judged: Sequence[tuple[float, _Candidate]], threshold: float) -> bool:
-    return any(score >= threshold for score, _ in judged)
+def _settled(judged: Sequence[tuple[float, _Candidate]]) -> bool:
+    return any(score >= ENOUGH_SUPPORT for score, _ in judged)
 
 
 def _around(index: PassageIndex, fact: int, kept: Sequence[int], n: int) -> tuple[Passage, ...]:
@@ -210,36 +233,6 @@ def _discount(probability: float, penalty: float) -> float:
     return probability / (probability + (1.0 - probability) * math.exp(penalty))
 
 
-_FLAG = re.compile(r"(?P<key>[^:]+): (?P<answer>yes|no)\.")
-
-
-def _flag_disagrees(claim: str, statements: Sequence[str]) -> bool:
-    """Whether a record's yes/no statement says the opposite of the claim about its key.
-
-    The judge reads "outdoor seating: no." as support for "Luigi's has outdoor seating."
-    (0.91): it never saw a record in training. A claim that names the key's last word
-    ("seating"; a stem sharing its first five letters will do, as "deliv" in "delivers"
-    for "deliveri" in "delivery") must agree with the answer: negated for "no", not
-    negated for "yes".
-    """
-    claim_stems = content_stems(claim)
-    negated = has_negation(claim)
-    for statement in statements:
-        flag = _FLAG.fullmatch(statement)
-        if flag is None or (flag.group("answer") == "no") == negated:
-            continue
-        key = content_stems(flag.group("key"))
-        if key and any(_same_word(key[-1], word) for word in claim_stems):
-            return True
-    return False
-
-
-def _same_word(a: str, b: str) -> bool:
-    """Equal stems, or one the start of the other and five letters or more."""
-    short, long = sorted((a, b), key=len)
-    return short == long or (len(short) >= 5 and long.startswith(short))
-
-
 def _may_combine(claim: str, first: Sequence[Passage], second: Sequence[Passage]) -> bool:
     """Whether two facts may support a claim together that neither supports alone.
 
@@ -267,10 +260,27 @@ def _keys(text: str) -> set[str]:
 
 
 class GroundingEngine:
-    def __init__(self, encoder: Encoder, judge: Judge, settings: Settings | None = None) -> None:
+    """Claims, evidence, verdicts; `judge` reads `languages`, word matching the rest."""
+
+    def __init__(
+        self,
+        encoder: Encoder,
+        judge: Judge,
+        settings: Settings | None = None,
+        *,
+        languages: Sequence[str] = ("en",),
+        judge_kind: str | None = None,
+        word_match: WordMatchJudge | None = None,
+    ) -> None:
         self.encoder = encoder
         self.judge = judge
         self.settings = settings or Settings()
+        self.languages = tuple(languages)
+        self.judge_kind = judge_kind or (
+            FEATURE_JUDGE if isinstance(judge, FeatureJudge) else VERIFIER
+        )
+        self.word_match = word_match or WordMatchJudge.from_file()
+        self.checks = registry()
 
     @classmethod
     def default(cls, judge: str = "verifier") -> GroundingEngine:
@@ -290,22 +300,39 @@ class GroundingEngine:
                 neighbours=verifier.config.neighbours,
                 contradiction_penalty=verifier.config.contradiction_penalty,
             )
-            return cls(MiniLMEncoder(int8=True), verifier, settings)
+            return cls(
+                MiniLMEncoder(int8=True),
+                verifier,
+                settings,
+                languages=verifier.config.languages,
+            )
         encoder = MiniLMEncoder()
         return cls(encoder, FeatureJudge.from_file(encoder))
 
     def check(self, request: CheckRequest) -> CheckResponse:
         sentences = split_sentences(request.answer)
         texts = [_readable(strip_list_marker(s.text)) for s in sentences]
-        required = [needs_grounding_check(t) for t in texts]
+        # Each sentence's language: a confident reading of the sentence, else the answer's.
+        languages = [identify(t, request.answer, self.languages) for t in texts]
+        required = [
+            needs_grounding_check(t) and not profile(lang).is_reaction(t)
+            for t, lang in zip(texts, languages, strict=True)
+        ]
         # A checked question is read as the statement it asserts ("Did you know that X?").
         texts = [
             asserted_statement(t) or t if need else t
             for t, need in zip(texts, required, strict=True)
         ]
         checked = [i for i, need in enumerate(required) if need]
-        contexts = {i: self._context(texts, required, i) for i in checked}
-        verdicts = self._judge_claims(request, {i: texts[i] for i in checked}, contexts)
+        read = [i for i in checked if languages[i] in self.languages]
+        matched = [i for i in checked if languages[i] not in self.languages]
+        contexts = {i: self._context(texts, required, i) for i in read}
+        index = PassageIndex(request.facts)
+        verdicts = self._judge_claims(
+            request, index, {i: texts[i] for i in read}, contexts, languages
+        )
+        verdicts.update(self._match_claims(index, {i: texts[i] for i in matched}, languages))
+        by_word_matching = set(matched)
 
         chunk_index: dict[tuple[int, int, int], int] = {}
         chunks: list[CitedChunk] = []
@@ -337,11 +364,44 @@ class GroundingEngine:
                     grounding_check_required=required[i],
                     citation_indices=tuple(dict.fromkeys(citations)),
                     score=score,
+                    language=languages[i] if required[i] else None,
+                    checked_by=(
+                        None
+                        if not required[i]
+                        else WORD_MATCHING
+                        if i in by_word_matching
+                        else self.judge_kind
+                    ),
                 )
             )
+        explained = [c for c in claims if c.grounding_check_required and not c.citation_indices]
+        spans = self.explain(
+            [ClaimToExplain(c.text, c.start) for c in explained],
+            [f.text for f in request.facts],
+        )
+        found = {c.start: found for c, found in zip(explained, spans, strict=True)}
+        claims = [replace(c, unsupported=found.get(c.start, ())) for c in claims]
         support = float(np.mean([verdicts[i].score for i in checked])) if checked else None
         return CheckResponse(
             claims=tuple(claims), cited_chunks=tuple(chunks), support_score=support
+        )
+
+    def explain(
+        self, claims: Sequence[ClaimToExplain], facts: Sequence[str], refine_budget: int = 0
+    ) -> list[tuple[tuple[int, int], ...]]:
+        """Per unsupported claim, the byte spans of the words its best evidence lacks.
+
+        With a `refine_budget`, the judge (reading the claim and evidence as it reads them
+        in `check`) keeps only the phrases whose masking lifts the score: at most that
+        many judge inputs. Claims come from any answer, checked here or imported.
+        """
+        if not claims:
+            return []
+        return unsupported_spans(claims, facts, self._score_texts, refine_budget)
+
+    def _score_texts(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        return self.judge.score(
+            [(ClaimInContext(_readable(c)), Evidence((_readable(e),))) for c, e in pairs]
         )
 
     @staticmethod
@@ -352,17 +412,57 @@ class GroundingEngine:
         before = [texts[j] for j in range(index) if required[j]]
         return " ".join(before[-CONTEXT_SENTENCES:])
 
+    def _match_claims(
+        self, index: PassageIndex, claims: dict[int, str], languages: Sequence[str]
+    ) -> dict[int, _Verdict]:
+        """Claims in a language the judge does not read, judged by word matching.
+
+        Each candidate passage is read alone, and a fact's candidates together (support
+        spread over its sentences); the best reading is the score, and cites its passages.
+        """
+        if not claims:
+            return {}
+        if not index.passages:
+            return {i: _Verdict(0.0, []) for i in claims}
+        order = list(claims)
+        pools = index.candidates([claims[i] for i in order], self.settings.candidates_per_query)
+        verdicts: dict[int, _Verdict] = {}
+        for claim_id, pool in zip(order, pools, strict=True):
+            passages = [index.passages[p] for p in pool]
+            options = [[p] for p in passages]
+            by_fact: dict[int, list[Passage]] = {}
+            for passage in sorted(passages, key=_position):
+                by_fact.setdefault(passage.fact, []).append(passage)
+            options += [group for group in by_fact.values() if len(group) > 1]
+            if not options:
+                verdicts[claim_id] = _Verdict(0.0, [])
+                continue
+            texts = [" ".join(_readable(p.text) for p in option) for option in options]
+            scores = self.word_match.score(claims[claim_id], texts, profile(languages[claim_id]))
+            best = max(range(len(options)), key=lambda k: scores[k])
+            verdicts[claim_id] = _Verdict(scores[best], list(options[best]))
+        return verdicts
+
     def _judge_claims(
-        self, request: CheckRequest, claims: dict[int, str], contexts: dict[int, str]
+        self,
+        request: CheckRequest,
+        index: PassageIndex,
+        claims: dict[int, str],
+        contexts: dict[int, str],
+        languages: Sequence[str],
     ) -> dict[int, _Verdict]:
         if not claims:
             return {}
         if not request.facts:
             return {i: _Verdict(0.0, []) for i in claims}
         settings = self.settings
-        index = PassageIndex(request.facts)
         if not index.passages:
             return {i: _Verdict(0.0, []) for i in claims}
+        penalties = {
+            CONTRADICTION: settings.contradiction_penalty,
+            ROLE: settings.role_penalty,
+            HEDGE: settings.hedge_penalty,
+        }
         order = list(claims)
         in_context = [f"{contexts[i]} {claims[i]}".strip() for i in order]
         plain = index.candidates([claims[i] for i in order], settings.candidates_per_query)
@@ -384,14 +484,14 @@ class GroundingEngine:
         # words (a previous sentence's wrong year) then add or take nothing.
         readings = [self._reading(query, names) for query in queries]
         # Options in rank order (best fact, next fact, both together); each is read only
-        # for claims that no earlier option supports. The verdict is the same as reading
-        # them all, and supported claims (most of them) cost one judge input.
+        # for claims that no earlier option supports beyond doubt (`ENOUGH_SUPPORT`), so
+        # well-supported claims (most of them) cost one judge input.
         judged: list[list[tuple[float, _Candidate]]] = [[] for _ in order]
         for rank in range(max((len(options) for options in candidates), default=0)):
             todo = [
                 (row, options[rank])
                 for row, options in enumerate(candidates)
-                if rank < len(options) and not _supported(judged[row], request.citation_threshold)
+                if rank < len(options) and not _settled(judged[row])
             ]
             if not todo:
                 break
@@ -404,14 +504,15 @@ class GroundingEngine:
             scores = self.judge.score(pairs, memo)
             for (row, option), (_, evidence), score in zip(todo, pairs, scores, strict=True):
                 claim = claims[order[row]]
-                statements = [p.text for p in option.passages if p.fact in index.structured]
-                dated = align_dates(claim, evidence.text)
-                if substitutes(dated, evidence.passages) or _flag_disagrees(claim, statements):
-                    score = _discount(score, settings.contradiction_penalty)
-                if misattributes(claim, evidence.passages, names):
-                    score = _discount(score, settings.role_penalty)
-                if drops_hedge(claim, evidence.passages):
-                    score = _discount(score, settings.hedge_penalty)
+                reading = Reading(
+                    claim,
+                    evidence.passages,
+                    dated=align_dates(claim, evidence.text),
+                    statements=tuple(p.text for p in option.passages if p.fact in index.structured),
+                    names=names,
+                )
+                for kind in sorted(fired(reading, languages[order[row]], self.checks)):
+                    score = _discount(score, penalties[kind])
                 judged[row].append((score, option))
 
         verdicts: dict[int, _Verdict] = {}
@@ -419,8 +520,7 @@ class GroundingEngine:
             if not judged[row]:
                 verdicts[claim_id] = _Verdict(0.0, [])
                 continue
-            # Reading stops at the first option that supports the claim, so the best
-            # option is the one that supports it, when any does.
+            # The best option read is the claim's support and what it cites.
             best, option = max(judged[row], key=lambda item: item[0])
             cited = _supporting(claims[claim_id], option.passages)
             verdicts[claim_id] = _Verdict(best, cited)

@@ -11,6 +11,12 @@ DEFAULT_CITATION_THRESHOLD = 0.6
 MAX_FACTS = 200
 MAX_FACT_CHARS = 10_000
 MAX_ANSWER_TOKENS = 4_096
+# What judged a claim: the trained verifier, the zero-shot feature judge (both read
+# English), or word matching, for a language that no model of the engine reads.
+VERIFIER = "verifier"
+FEATURE_JUDGE = "feature_judge"
+WORD_MATCHING = "word_matching"
+CHECKED_BY = (VERIFIER, FEATURE_JUDGE, WORD_MATCHING)
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,13 @@ class Claim:
     grounding_check_required: bool
     citation_indices: tuple[int, ...] = ()
     score: float | None = None  # probability that the claim is supported; None when not checked
+    # For a checked claim: its language (ISO 639-1) and what judged it, one of
+    # `CHECKED_BY`: a model that reads the language, or word matching when none does.
+    language: str | None = None
+    checked_by: str | None = None
+    # Of an unsupported claim: UTF-8 byte spans, in the answer, of the words its best
+    # evidence does not back (`unsupported.py`, lexical pass).
+    unsupported: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

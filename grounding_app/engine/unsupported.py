@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from grounding_app.engine.lang import he
 from grounding_app.engine.lang.en import UNMARKED_WORDS
 
 # One call scores many (claim, evidence) pairs: the probability each claim is supported.
@@ -93,14 +94,10 @@ def best_evidence(claim: str, evidence: Sequence[frozenset[str]]) -> int | None:
     return best
 
 
-# One-letter Hebrew prefixes (and, the, in, to, from, that, as) glued to the next word.
-_HEBREW_PREFIXES = frozenset("והבלמשכ")
-
-
 def _known(word: str, vocab: frozenset[str]) -> bool:
     if _fold(word) in vocab:
         return True
-    return len(word) > 3 and word[0] in _HEBREW_PREFIXES and _fold(word[1:]) in vocab
+    return len(word) > 3 and word[0] in he.PREFIXES and _fold(word[1:]) in vocab
 
 
 def absent_phrases(claim: str, offset: int, vocab: frozenset[str]) -> list[tuple[int, int]]:

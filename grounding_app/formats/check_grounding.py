@@ -37,11 +37,9 @@ from grounding_app.engine import (
     MAX_FACTS,
     CheckRequest,
     CheckResponse,
-    ClaimToExplain,
     Fact,
     count_tokens,
     find_lone_surrogate,
-    unsupported_spans,
 )
 
 MAX_LABELS = 64
@@ -325,16 +323,17 @@ def request_to_json(request: CheckRequest) -> dict[str, Any]:
     return out
 
 
-def response_to_json(resp: CheckResponse, request: CheckRequest | None = None) -> dict[str, Any]:
+def response_to_json(resp: CheckResponse) -> dict[str, Any]:
     """Emit a CheckGroundingResponse as proto3 JSON: unset and empty fields left out.
 
     `startPos`, `endPos`, `groundingCheckRequired` and `score` are optional fields with
     presence, so 0 and false are sent; `source` is a string field holding the fact index.
-    Given the request, each unsupported claim also gets our extension `unsupportedSpans`
-    (`[{startPos, endPos}]`, UTF-8 byte offsets of the words its best fact does not
-    back, lexical only): the official client ignores unknown fields (tested).
+    Our extensions, which the official client ignores (tested): each checked claim's
+    `language` (ISO 639-1) and `checkedBy` (`VERIFIER`, `FEATURE_JUDGE`, or
+    `WORD_MATCHING` where no model of the engine reads the language), and each
+    unsupported claim's `unsupportedSpans` (`[{startPos, endPos}]`, UTF-8 byte offsets of
+    the words its best evidence does not back, as the engine found them).
     """
-    spans = _unsupported(resp, request) if request is not None else {}
     out: dict[str, Any] = {}
     if resp.support_score is not None:
         out["supportScore"] = resp.support_score
@@ -356,21 +355,14 @@ def response_to_json(resp: CheckResponse, request: CheckRequest | None = None) -
             item["groundingCheckRequired"] = claim.grounding_check_required
             if claim.score is not None:
                 item["score"] = claim.score
-            if spans.get(claim.start):
+            if claim.language is not None:
+                item["language"] = claim.language
+            if claim.checked_by is not None:
+                item["checkedBy"] = claim.checked_by.upper()
+            if claim.unsupported:
                 item["unsupportedSpans"] = [
-                    {"startPos": start, "endPos": end} for start, end in spans[claim.start]
+                    {"startPos": start, "endPos": end} for start, end in claim.unsupported
                 ]
             claims.append(item)
         out["claims"] = claims
     return out
-
-
-def _unsupported(
-    resp: CheckResponse, request: CheckRequest
-) -> dict[int, tuple[tuple[int, int], ...]]:
-    """Unsupported claims' word spans, keyed by the claim's start."""
-    targets = [c for c in resp.claims if c.grounding_check_required and not c.citation_indices]
-    found = unsupported_spans(
-        [ClaimToExplain(c.text, c.start) for c in targets], [f.text for f in request.facts]
-    )
-    return {c.start: spans for c, spans in zip(targets, found, strict=True)}

@@ -15,14 +15,22 @@ missing `endPos` is a problem, since an empty span at 0 would be a guess; a miss
 `groundingCheckRequired` is true (responses from before the field existed checked every
 claim); `source` may be a JSON integer as well as the string the API sends; the
 newer `FactChunk` fields `uri`, `title` and `domain` win over the same keys in
-`sourceMetadata`; unknown fields are ignored.
+`sourceMetadata`; unknown fields are ignored; our own `language` and `checkedBy`
+(what judged a claim) are read back, and a `checkedBy` we never write is a problem.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from grounding_app.engine import CheckRequest, CheckResponse, CitedChunk, Claim, find_lone_surrogate
+from grounding_app.engine import (
+    CHECKED_BY,
+    CheckRequest,
+    CheckResponse,
+    CitedChunk,
+    Claim,
+    find_lone_surrogate,
+)
 from grounding_app.formats import _reader as r
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer, Problem
@@ -45,6 +53,8 @@ class _Claim:
     citations: tuple[tuple[str, int], ...]
     grounding_check_required: bool
     score: float | None
+    language: str | None
+    checked_by: str | None
 
 
 @dataclass(frozen=True)
@@ -95,7 +105,24 @@ def _claim(path: str, value: object) -> _Claim:
         citations=r.indices(data, path, "citationIndices"),
         grounding_check_required=r.opt_bool(data, path, "groundingCheckRequired", default=True),
         score=r.opt_number(data, path, "score"),
+        language=r.opt_string(data, path, "language") or None,
+        checked_by=_checked_by(data, path),
     )
+
+
+def _checked_by(data: dict[str, object], path: str) -> str | None:
+    """Our `checkedBy` extension, as the engine names it; absent in other tools' output."""
+    value = r.opt_string(data, path, "checkedBy")
+    if not value:
+        return None
+    if value.lower() not in CHECKED_BY:
+        r.fail(
+            r.join(path, "checkedBy"),
+            f"unknown value {value!r}: expected one of "
+            + ", ".join(c.upper() for c in CHECKED_BY)
+            + ".",
+        )
+    return value.lower()
 
 
 def _read(data: object, path: str) -> _Response:
@@ -121,6 +148,8 @@ def _engine_claim(claim: _Claim, citations: tuple[int, ...]) -> Claim:
         grounding_check_required=claim.grounding_check_required,
         citation_indices=citations,
         score=claim.score,
+        language=claim.language,
+        checked_by=claim.checked_by,
     )
 
 

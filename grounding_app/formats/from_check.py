@@ -36,6 +36,9 @@ def grounded_from_check(request: CheckRequest, response: CheckResponse) -> Groun
                 source_indices=claim.citation_indices,
                 verdict=verdict,
                 score=claim.score,
+                unsupported=claim.unsupported,
+                language=claim.language,
+                checked_by=claim.checked_by,
             )
         )
     candidate = Candidate(

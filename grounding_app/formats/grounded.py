@@ -43,6 +43,10 @@ class Segment:
     # Of an unsupported claim: byte spans (in the part, like start/end) of the words its
     # best evidence does not back (engine.unsupported).
     unsupported: tuple[tuple[int, int], ...] = ()
+    # Of a checked claim: its language (ISO 639-1) and what judged it (engine.CHECKED_BY:
+    # a model that reads the language, or word matching where none does).
+    language: str | None = None
+    checked_by: str | None = None
 
 
 @dataclass(frozen=True)

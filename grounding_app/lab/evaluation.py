@@ -9,6 +9,7 @@ score rests on, for the error report (`format_mistakes`).
 
 from __future__ import annotations
 
+import hashlib
 import random
 import statistics
 import time
@@ -284,3 +285,11 @@ def format_mistakes(predictions: Iterable[Prediction], n: int, width: int = 300)
                 lines.append(f"    claim:    {_clip(p.claim, width)}")
                 lines.append(f"    evidence: {_clip(p.evidence, width) or '(none)'}")
     return "\n".join(lines) if lines else "no mistakes"
+
+
+def document_half(example: Example) -> str:
+    """'select' or 'report': a fixed half by document (the facts' text), so that choices
+    made on one half are reported once on the other and no document sits in both."""
+    text = "\n".join(fact.text for fact in example.facts)
+    digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
+    return "select" if digest[0] % 2 == 0 else "report"

@@ -1,8 +1,8 @@
 """The grounded-answer shape <-> plain JSON, for storing a review's result.
 
 A version number is stored with it so a later change of shape can migrate old rows
-instead of misreading them. Version 2 added `unsupported` (word spans) to segments;
-version 1 rows read as having none.
+instead of misreading them. Version 2 added `unsupported` (word spans) to segments,
+version 3 their `language` and `checked_by`; older rows read as having none.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
 
-VERSION = 2
-READABLE = frozenset({1, 2})
+VERSION = 3
+READABLE = frozenset({1, 2, 3})
 
 
 def grounded_to_json(grounded: GroundedAnswer) -> dict[str, Any]:
@@ -31,6 +31,8 @@ def _segment(data: dict[str, Any]) -> Segment:
         score=data["score"],
         confidence=tuple(data["confidence"]),
         unsupported=tuple((int(a), int(b)) for a, b in data.get("unsupported", ())),
+        language=data.get("language"),
+        checked_by=data.get("checked_by"),
     )
 
 

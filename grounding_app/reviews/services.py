@@ -5,7 +5,7 @@ Views stay thin: they turn forms into calls here and results into templates.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
@@ -19,11 +19,8 @@ from grounding_app.accounts.roles import ADMIN, has_role
 from grounding_app.engine import (
     DEFAULT_CITATION_THRESHOLD,
     CheckRequest,
-    ClaimInContext,
     ClaimToExplain,
-    Evidence,
     Fact,
-    unsupported_spans,
 )
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
@@ -104,16 +101,11 @@ def save_review(
 REFINE_BUDGET = 24
 
 
-def _verifier_scorer(pairs: Sequence[tuple[str, str]]) -> list[float]:
-    judge = engine.default_engine().judge
-    return judge.score([(ClaimInContext(claim), Evidence((text,))) for claim, text in pairs])
-
-
 def with_unsupported_words(
     grounded: GroundedAnswer, request: CheckRequest, *, refine: bool = True
 ) -> GroundedAnswer:
     """Mark, in each unsupported claim, the words its best evidence does not back;
-    `refine` asks our verifier which of them the verdict rests on (see engine.unsupported)."""
+    `refine` asks our engine's judge which of them the verdict rests on."""
     facts = [f.text for f in request.facts]
     candidates = []
     for candidate in grounded.candidates:
@@ -121,7 +113,7 @@ def with_unsupported_words(
         claims = [
             ClaimToExplain(candidate.segments[i].text, candidate.segments[i].start) for i in targets
         ]
-        spans = unsupported_spans(claims, facts, _verifier_scorer, REFINE_BUDGET if refine else 0)
+        spans = engine.default_engine().explain(claims, facts, REFINE_BUDGET if refine else 0)
         segments = list(candidate.segments)
         for i, found in zip(targets, spans, strict=True):
             segments[i] = replace(segments[i], unsupported=found)

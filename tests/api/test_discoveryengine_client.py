@@ -18,7 +18,14 @@ from google.cloud import discoveryengine_v1 as de
 
 from grounding_app import engine
 from grounding_app.api.models import ApiKey
-from grounding_app.engine import CheckRequest, CheckResponse, CitedChunk, Claim
+from grounding_app.engine import (
+    VERIFIER,
+    WORD_MATCHING,
+    CheckRequest,
+    CheckResponse,
+    CitedChunk,
+    Claim,
+)
 from grounding_app.formats.check_grounding import response_to_json
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -190,18 +197,38 @@ def test_film_example_with_the_real_engine(client):
     assert 0.0 < response.support_score < 1.0
 
 
-def test_the_official_client_parses_our_unsupported_spans(client, monkeypatch):
-    """`unsupportedSpans` is our extension on claims: the proto client must still parse the
-    response (it ignores unknown fields), and the spans are UTF-8 byte offsets."""
-    answer = "Titanic was directed by James Cameron. It starred Brad Pitt 🎬 and Kate Winslet."
+def test_the_official_client_parses_our_extensions(client, monkeypatch):
+    """`unsupportedSpans`, `language` and `checkedBy` are our extensions on claims: the
+    proto client must still parse the response (it ignores unknown fields), and the spans
+    are UTF-8 byte offsets. The spans are the engine's, which formats only encodes."""
+    answer = (
+        "Titanic was directed by James Cameron. It starred Brad Pitt 🎬 and Kate Winslet."
+        " הסרט זכה ב-11 פרסי אוסקר."
+    )
     second = answer.index("It")
+    third = answer.index("הסרט")
     start = len(answer[:second].encode())
+    hebrew = len(answer[:third].encode())
+    pitt = len(answer[: answer.index("Brad")].encode())
 
     def fake_check(request: CheckRequest) -> CheckResponse:
         return CheckResponse(
             claims=(
-                Claim(0, start - 1, answer[: second - 1], True, (0,), 0.97),
-                Claim(start, len(answer.encode()), answer[second:], True, (), 0.02),
+                Claim(0, start - 1, answer[: second - 1], True, (0,), 0.97, "en", VERIFIER),
+                Claim(
+                    start,
+                    hebrew - 1,
+                    answer[second : third - 1],
+                    True,
+                    (),
+                    0.02,
+                    "en",
+                    VERIFIER,
+                    ((pitt, pitt + len(b"Brad Pitt")),),
+                ),
+                Claim(
+                    hebrew, len(answer.encode()), answer[third:], True, (), 0.4, "he", WORD_MATCHING
+                ),
             ),
             cited_chunks=(CitedChunk("It was directed by James Cameron.", 0, {}),),
             support_score=0.5,
@@ -211,8 +238,8 @@ def test_the_official_client_parses_our_unsupported_spans(client, monkeypatch):
     seen = []
     original = response_to_json
 
-    def spy(resp, request=None):
-        seen.append(original(resp, request))
+    def spy(resp):
+        seen.append(original(resp))
         return seen[-1]
 
     monkeypatch.setattr("grounding_app.api.views.response_to_json", spy)
@@ -220,10 +247,16 @@ def test_the_official_client_parses_our_unsupported_spans(client, monkeypatch):
 
     assert [claim.claim_text for claim in response.claims] == [
         answer[: second - 1],
-        answer[second:],
+        answer[second : third - 1],
+        answer[third:],
     ]
     assert list(response.claims[1].citation_indices) == []
     spans = seen[0]["claims"][1]["unsupportedSpans"]
     raw = answer.encode()
     assert [raw[s["startPos"] : s["endPos"]].decode() for s in spans] == ["Brad Pitt"]
     assert "unsupportedSpans" not in seen[0]["claims"][0]
+    assert [(c["language"], c["checkedBy"]) for c in seen[0]["claims"]] == [
+        ("en", "VERIFIER"),
+        ("en", "VERIFIER"),
+        ("he", "WORD_MATCHING"),
+    ]

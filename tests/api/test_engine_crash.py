@@ -32,17 +32,22 @@ def test_off_topic_claim_against_many_passages_is_unsupported(
     )
     assert response.status_code == 200, response.content
     data = response.json()
-    # Our extension: the words of the unsupported claim that no fact backs.
-    assert data["claims"][0].pop("unsupportedSpans")
+    # Our extensions: the words of the unsupported claim that no fact backs, its
+    # language and what judged it. The judge read the facts' openings (no claim is
+    # declared unsupported unread) and found no support.
+    (claim,) = data["claims"]
+    assert claim.pop("unsupportedSpans")
+    score = claim.pop("score")
+    assert 0.0 < score < 0.1 and data.pop("supportScore") == score
     assert data == {
-        "supportScore": 0.0,
         "claims": [
             {
                 "startPos": 0,
                 "endPos": len(OFF_TOPIC_ANSWER.encode()),
                 "claimText": OFF_TOPIC_ANSWER,
                 "groundingCheckRequired": True,
-                "score": 0.0,
+                "language": "en",
+                "checkedBy": "FEATURE_JUDGE",
             }
         ],
     }

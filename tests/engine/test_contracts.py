@@ -8,6 +8,7 @@ models come from one `GroundingEngine.default()`, built once for the module.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from grounding_app.engine.encoders import Encoder, HashingEncoder, MemoEncoder, 
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.retrieval import DENSE_ONLY_LIMIT, PassageIndex, split_fact
-from grounding_app.engine.types import CheckRequest, CheckResponse
+from grounding_app.engine.types import VERIFIER, WORD_MATCHING, CheckRequest, CheckResponse
 from grounding_app.engine.verifier.model import CrossEncoderJudge
 from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS
 from tests.engine.realistic import (
@@ -222,23 +223,33 @@ def test_engine_answers_requests_past_the_prefilter_limit(
 
 
 @pytest.mark.parametrize("make", [off_topic_request, json_fact_request], ids=["off-topic", "json"])
-def test_default_engine_leaves_claims_without_candidates_unsupported(
+def test_default_engine_reads_claims_without_shared_words_and_finds_them_unsupported(
     default_engine: GroundingEngine, make: Callable[[], CheckRequest]
 ) -> None:
+    # No claim word is in any passage: the judge still reads the facts' openings (issue
+    # 23: no claim is declared unsupported unread), and finds no support there.
     request = make()
     response = default_engine.check(request)
     _assert_well_formed(request, response)
     (claim,) = response.claims
-    assert claim.citation_indices == () and claim.score == 0.0
+    assert claim.citation_indices == () and claim.score is not None and claim.score < 0.3
+    assert claim.checked_by == VERIFIER and claim.language == "en"
     assert default_engine.check(request) == response
 
 
 @pytest.mark.parametrize("language", sorted(CJK_CASES))
-def test_default_engine_cites_the_cjk_paraphrased_passage(
+def test_default_engine_word_matches_a_cjk_claim_and_says_so(
     default_engine: GroundingEngine, language: str
 ) -> None:
+    # The bundled verifier reads English only: a CJK claim is judged by word matching
+    # (character pairs), and the paraphrased passage lifts its score over the fillers'.
     request = cjk_request(language)
     response = default_engine.check(request)
     _assert_well_formed(request, response)
-    assert response.claims[0].citation_indices == (0,)
-    assert [c.chunk_text for c in response.cited_chunks] == [CJK_CASES[language][1]]
+    (claim,) = response.claims
+    assert claim.checked_by == WORD_MATCHING
+    assert claim.language == {"chinese": "zh", "japanese": "ja"}[language]
+    fillers = tuple(f for f in request.facts if f.text != CJK_CASES[language][1])
+    alone = default_engine.check(replace(request, facts=fillers)).claims[0]
+    assert claim.score is not None and alone.score is not None
+    assert claim.score > alone.score + 0.1

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from grounding_app.engine import (
+    VERIFIER,
+    WORD_MATCHING,
     CheckRequest,
     CheckResponse,
     CitedChunk,
@@ -113,6 +115,26 @@ def test_round_trip_with_response_to_json(answer: str):
     )
     original = CheckResponse(claims, (CitedChunk("chunk", 0, {"author": "A"}),), 0.5)
     assert parse_check_response(response_to_json(original), answer) == original
+
+
+@pytest.mark.parametrize(
+    ("language", "checked_by", "wire"),
+    [("en", VERIFIER, "VERIFIER"), ("he", WORD_MATCHING, "WORD_MATCHING"), (None, None, None)],
+)
+def test_what_judged_a_claim_round_trips(language, checked_by, wire):
+    (sentence,) = split_sentences(HEBREW)[:1]
+    claim = Claim(sentence.start, sentence.end, sentence.text, True, (), 0.4, language, checked_by)
+    original = CheckResponse((claim,), (), 0.4)
+    data = response_to_json(original)
+    assert data["claims"][0].get("checkedBy") == wire
+    assert data["claims"][0].get("language") == language
+    assert parse_check_response(data, HEBREW) == original
+
+
+def test_an_unknown_checked_by_is_a_format_error():
+    data = {"claims": [{"startPos": 0, "endPos": 2, "claimText": "Hi", "checkedBy": "ORACLE"}]}
+    with pytest.raises(FormatError, match="checkedBy"):
+        parse_check_response(data, "Hi")
 
 
 @pytest.mark.parametrize(

@@ -61,6 +61,9 @@ class VerifierConfig:
     # number, a record's "no"), in logits: a verifier whose fitted bias is high needs a
     # larger one for the same contradiction to sink the score (pipeline.Settings).
     contradiction_penalty: float = 3.0
+    # The languages the model reads (ISO 639-1); claims in others are judged by word
+    # matching (`word_match.py`) and say so.
+    languages: tuple[str, ...] = ("en",)
 
     @classmethod
     def load(cls, directory: Path) -> VerifierConfig:
@@ -73,6 +76,7 @@ class VerifierConfig:
             missing_name_penalty=float(data.get("missing_name_penalty", 0.0)),
             neighbours=int(data.get("evidence_neighbours", 0)),
             contradiction_penalty=float(data.get("contradiction_penalty", 3.0)),
+            languages=tuple(str(code) for code in data.get("languages", ["en"])),
         )
 
 

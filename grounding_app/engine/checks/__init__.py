@@ -1,0 +1,66 @@
+"""The checks: what a judge does not see, each one small module, run over a registry.
+
+A check reads a claim against the evidence a judge was shown and says whether that
+evidence contradicts the claim in one known way (another name or number in the claim's
+place, a number given to another role, a record's yes/no the other way round, the
+claim's action done by someone else, a hedge dropped). Each declares the languages its
+reading is written for; the pipeline runs the checks of the claim's language and lowers
+the judge's odds by the penalty of the check's kind. Each module carries its own case
+table, both ways (what it must catch, what it must leave alone), run by
+`tests/engine/test_checks.py` for every declared language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+CONTRADICTION = "contradiction"
+ROLE = "role"
+HEDGE = "hedge"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A claim and the evidence one judge input showed, as the checks read them."""
+
+    claim: str  # as the answer writes it, normalised for reading
+    passages: tuple[str, ...]  # the evidence passages, normalised the same way
+    # The claim with its dates written as the evidence writes them ("4 July 1950").
+    dated: str = ""
+    # A structured fact's statements among the passages ("outdoor seating: no.").
+    statements: tuple[str, ...] = ()
+    # Proper names of the facts the evidence comes from, for the role check.
+    names: frozenset[str] = frozenset()
+
+    @property
+    def claim_as_dated(self) -> str:
+        return self.dated or self.claim
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    kind: str  # CONTRADICTION, ROLE or HEDGE: which penalty it carries
+    languages: frozenset[str]
+    fires: Callable[[Reading], bool]
+    # (claim, evidence passages, fires?) in each declared language.
+    cases: tuple[tuple[str, tuple[str, ...], bool], ...]
+
+
+def registry() -> tuple[Check, ...]:
+    """Every check, in the order the pipeline runs them."""
+    from grounding_app.engine.checks import hedge, misplaced_number, record_flag, role, substitution
+
+    return (
+        substitution.CHECK,
+        misplaced_number.CHECK,
+        record_flag.CHECK,
+        role.CHECK,
+        hedge.CHECK,
+    )
+
+
+def fired(reading: Reading, language: str, checks: tuple[Check, ...]) -> set[str]:
+    """The kinds of the checks of ``language`` that find the reading contradicted."""
+    return {c.kind for c in checks if language in c.languages and c.fires(reading)}

@@ -1,0 +1,40 @@
+"""A number the evidence has, given to the wrong word (`lexical.misplaces_number`).
+
+"The movie won 14 Academy Awards." against "won 11 Academy Awards, and was nominated
+for fourteen": 14 is there, but as the nominations.
+"""
+
+from __future__ import annotations
+
+from grounding_app.engine.checks import CONTRADICTION, Check, Reading
+from grounding_app.engine.lexical import misplaces_number
+
+_AWARDS = ("The movie won 11 Academy Awards, and was nominated for fourteen Academy Awards.",)
+
+
+def _fires(reading: Reading) -> bool:
+    return misplaces_number(reading.claim_as_dated, reading.passages)
+
+
+CHECK = Check(
+    "misplaced_number",
+    CONTRADICTION,
+    frozenset({"en"}),
+    _fires,
+    (
+        ("The movie won 14 Academy Awards.", _AWARDS, True),
+        ("The movie was nominated for 11 Academy Awards.", _AWARDS, True),
+        ("The movie won 11 Academy Awards.", _AWARDS, False),
+        ("The movie was nominated for 14 Academy Awards.", _AWARDS, False),
+        (
+            "In 2010 it won 3 awards.",
+            ("In 2010 it won 3 awards, and in 2012 it won 5.",),
+            False,
+        ),
+        (
+            "The bridge is 300 metres long.",
+            ("The bridge, 300 metres long, opened in 1932.",),
+            False,
+        ),
+    ),
+)

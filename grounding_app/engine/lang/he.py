@@ -1,0 +1,75 @@
+# ruff: noqa: RUF002
+"""Hebrew: one-letter prefixes, stop words, negations, number words, reactions.
+
+Hebrew writes the conjunction "ו", the article "ה", the prepositions "ב ל מ כ" and the
+relative "ש" onto the next word, in combinations ("ובבית", "שמהעיר", "וכשהגיע"), so a
+word matches another when either sheds up to three such letters and keeps at least three
+of its own, or is left a two-letter negation or stop word ("ולא" is "לא"). Shedding can
+over-reach ("מכתב" -> "כתב"); a form is only ever compared with another text's forms,
+never shown.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+PREFIXES = frozenset("ובהלמשכ")
+_MIN_STEM = 3
+_MAX_PREFIX = 3
+
+STOPWORDS = frozenset(
+    """של את על עם זה זו זאת הוא היא הם הן אני אתה את אנחנו אתם יש גם כי אם או אבל רק
+    כל מה מי היה הייתה היו יהיה תהיה אשר כמו עד אל מן בין לפני אחרי כדי הזה הזאת האלה
+    אלה שלו שלה שלהם שלהן שלי שלך שלנו לו לה להם להן לי לך לנו אותו אותה אותם אותן
+    אותי אותך אותנו מאוד יותר פחות כך כן עוד כבר אז איך למה כאן שם הנה אצל ידי""".split()
+)
+
+NEGATIONS = frozenset(
+    """לא אין אינו אינה אינם אינן אינני איני אינך שום מעולם בלי ללא אף אל""".split()
+)
+
+NUMBER_WORDS = {
+    "אחד": "1", "אחת": "1", "שניים": "2", "שתיים": "2", "שני": "2", "שתי": "2",
+    "שלוש": "3", "שלושה": "3", "שלושת": "3", "ארבע": "4", "ארבעה": "4", "ארבעת": "4",
+    "חמש": "5", "חמישה": "5", "חמשת": "5", "שש": "6", "שישה": "6", "ששת": "6",
+    "שבע": "7", "שבעה": "7", "שבעת": "7", "שמונה": "8", "שמונת": "8", "תשע": "9",
+    "תשעה": "9", "תשעת": "9", "עשר": "10", "עשרה": "10", "עשרת": "10", "עשרים": "20",
+    "שלושים": "30", "ארבעים": "40", "חמישים": "50", "שישים": "60", "שבעים": "70",
+    "שמונים": "80", "תשעים": "90", "מאה": "100", "מאתיים": "200", "אלף": "1000",
+    "אלפיים": "2000", "מיליון": "1000000",
+}  # fmt: skip
+
+# Words that make a claim absolute ("all", "only", "always", "never", "most").
+ABSOLUTES = frozenset("כל רק תמיד לעולם מעולם רוב הרבה כולם כולן שלם".split())
+
+# Month names, for dates written "4 ביולי 1950": read as words, with their prefix shed.
+MONTHS = frozenset(
+    "ינואר פברואר מרץ מרס אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר".split()
+)
+
+# Whole replies that state nothing, as words joined by spaces (punctuation dropped).
+REACTIONS = frozenset(
+    """זה מדהים|מדהים|וואו|וואו זה מדהים|איזה יופי|יופי|תודה|תודה רבה|אני מסכים|אני מסכימה
+    |גם אני|נכון|בדיוק|מעניין|מעניין מאוד|זה מעניין|כל הכבוד|איזה כיף|אחלה|סבבה|אין על זה
+    |זה נשמע נהדר|נשמע טוב|נהדר|מצוין|שלום|היי|להתראות|בהצלחה""".replace("\n", "")
+    .replace("    ", "")
+    .split("|")
+)
+
+
+# Two-letter words that a prefix may be shed down to: "ולא" is "לא", "ושל" is "של".
+_SHORT = frozenset(w for w in STOPWORDS | NEGATIONS if len(w) < _MIN_STEM)
+
+
+@lru_cache(maxsize=65536)
+def forms(word: str) -> frozenset[str]:
+    """The word and what is left of it after shedding one, two or three prefix letters."""
+    found = [word]
+    rest = word
+    for _ in range(_MAX_PREFIX):
+        if len(rest) < 2 or rest[0] not in PREFIXES:
+            break
+        rest = rest[1:]
+        if len(rest) >= _MIN_STEM or rest in _SHORT:
+            found.append(rest)
+    return frozenset(found)
