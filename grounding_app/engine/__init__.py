@@ -12,6 +12,7 @@ model is read on first use.
 
 from __future__ import annotations
 
+from grounding_app.engine.aggregate import FEATURES as AGGREGATE_FEATURES
 from grounding_app.engine.claims import needs_grounding_check, split_sentences
 from grounding_app.engine.encoders import Encoder, HashingEncoder, MiniLMEncoder
 from grounding_app.engine.judges import (
@@ -76,10 +77,11 @@ from grounding_app.engine.verifier.model import (
 # The word-matching judge's features, for `lab/fit_word_match.py`; renamed beside the
 # feature judge's FEATURE_NAMES.
 from grounding_app.engine.word_match import FEATURE_NAMES as WORD_MATCH_FEATURES
-from grounding_app.engine.word_match import WORD_MATCH_WEIGHTS
+from grounding_app.engine.word_match import WORD_MATCH_WEIGHTS, WordMatchJudge
 from grounding_app.engine.word_match import features as word_match_features
 
 __all__ = [
+    "AGGREGATE_FEATURES",
     "CHECKED_BY",
     "DEFAULT_CITATION_THRESHOLD",
     "FEATURE_JUDGE",
@@ -110,6 +112,7 @@ __all__ = [
     "Judge",
     "MiniLMEncoder",
     "OffsetError",
+    "WordMatchJudge",
     "build_model",
     "byte_prefix",
     "char_index",

@@ -405,10 +405,12 @@ def misplaces_number(claim: str, evidence: Sequence[str]) -> bool:
     """Whether the claim gives a number the evidence has to the wrong word.
 
     "The movie won 14 Academy Awards." against "The movie won 11 Academy Awards, and
-    was nominated for fourteen": 14 is in the evidence, so nothing is missing, but the
-    word before it in the claim ("won") is followed there by 11, and never by 14. Only
-    the word before the number is compared: the word after it is usually its unit
-    ("Academy Awards"), which both numbers share.
+    was nominated for fourteen": 14 is in the evidence, after another word ("nominated
+    for"), and the word before it in the claim ("won") is followed there by 11, and never
+    by 14. Only the word before the number is compared: the word after it is usually its
+    unit ("Academy Awards"), which both numbers share. A number the evidence has after no
+    word ("A 50 percent increase to $15 million" for "It will increase 50%") is not given
+    to another word, and passes.
     """
     claim_items = _items(claim)
     passages = [_items(passage) for passage in evidence]
@@ -423,8 +425,15 @@ def misplaces_number(claim: str, evidence: Sequence[str]) -> bool:
             for k in range(len(items) - 1)
             if items[k] == anchor and items[k + 1].kind == "number"
         ]
+        elsewhere = any(
+            items[k - 1].kind == "word" and items[k - 1] != anchor
+            for items in passages
+            for k in range(1, len(items))
+            if items[k].kind == "number" and items[k].keys & item.keys
+        )
         if (
-            follows
+            elsewhere
+            and follows
             and not any(keys & item.keys for keys in follows)
             and any(not keys & claim_keys for keys in follows)
         ):

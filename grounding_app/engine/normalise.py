@@ -456,6 +456,13 @@ def _decades(claim: str, evidence: str) -> str:
     return _DECADE.sub(year_in, claim)
 
 
+def dates_held(claim: str, evidence: str) -> list[str]:
+    """The claim's dates that the evidence also holds, in any form, as the claim writes
+    them ("1945-10-24" where the evidence has "24 October 1945")."""
+    held = {reading for date in _dates(evidence) for reading in date.readings}
+    return [claim[d.start : d.end] for d in _dates(claim) if d.readings & held]
+
+
 def align_dates(claim: str, evidence: str) -> str:
     """``claim`` with each date that ``evidence`` holds in another form written as the
     evidence writes it ("1950-07-04" -> "July 4, 1950"). A month and year the evidence

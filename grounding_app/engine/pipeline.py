@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from grounding_app.engine.aggregate import AGGREGATOR_WEIGHTS, Aggregator, logit
 from grounding_app.engine.checks import (
     CONTRADICTION,
     HEDGE,
@@ -271,6 +272,7 @@ class GroundingEngine:
         languages: Sequence[str] = ("en",),
         judge_kind: str | None = None,
         word_match: WordMatchJudge | None = None,
+        aggregator: Aggregator | None = None,
     ) -> None:
         self.encoder = encoder
         self.judge = judge
@@ -281,6 +283,11 @@ class GroundingEngine:
         )
         self.word_match = word_match or WordMatchJudge.from_file()
         self.checks = registry()
+        # With an aggregator, each option's score is fitted from every judge and check;
+        # `recorder` (the aggregator's fit) receives each option's features either way.
+        self.aggregator = aggregator
+        self.recorder: Callable[[int, tuple[float, ...]], None] | None = None
+        self._feature_judge: FeatureJudge | None = None
 
     @classmethod
     def default(cls, judge: str = "verifier") -> GroundingEngine:
@@ -300,11 +307,17 @@ class GroundingEngine:
                 neighbours=verifier.config.neighbours,
                 contradiction_penalty=verifier.config.contradiction_penalty,
             )
+            aggregator = (
+                Aggregator.from_file(AGGREGATOR_WEIGHTS)
+                if directory is None and AGGREGATOR_WEIGHTS.is_file()
+                else None
+            )
             return cls(
                 MiniLMEncoder(int8=True),
                 verifier,
                 settings,
                 languages=verifier.config.languages,
+                aggregator=aggregator,
             )
         encoder = MiniLMEncoder()
         return cls(encoder, FeatureJudge.from_file(encoder))
@@ -502,7 +515,10 @@ class GroundingEngine:
                 aligned = align_numbers(align_dates(query.claim, evidence.text), evidence.text)
                 pairs.append((ClaimInContext(aligned, query.context), evidence))
             scores = self.judge.score(pairs, memo)
-            for (row, option), (_, evidence), score in zip(todo, pairs, scores, strict=True):
+            others = self._other_judges(pairs, memo)
+            for k, ((row, option), (_, evidence), score) in enumerate(
+                zip(todo, pairs, scores, strict=True)
+            ):
                 claim = claims[order[row]]
                 reading = Reading(
                     claim,
@@ -511,7 +527,19 @@ class GroundingEngine:
                     statements=tuple(p.text for p in option.passages if p.fact in index.structured),
                     names=names,
                 )
-                for kind in sorted(fired(reading, languages[order[row]], self.checks)):
+                kinds = fired(reading, languages[order[row]], self.checks)
+                if others is not None:
+                    features = (
+                        logit(score),
+                        *others[k],
+                        *(float(kind in kinds) for kind in (CONTRADICTION, ROLE, HEDGE)),
+                    )
+                    if self.recorder is not None:
+                        self.recorder(order[row], features)
+                    if self.aggregator is not None:
+                        judged[row].append((self.aggregator.score(features), option))
+                        continue
+                for kind in sorted(kinds):
                     score = _discount(score, penalties[kind])
                 judged[row].append((score, option))
 
@@ -525,6 +553,23 @@ class GroundingEngine:
             cited = _supporting(claims[claim_id], option.passages)
             verdicts[claim_id] = _Verdict(best, cited)
         return verdicts
+
+    def _other_judges(
+        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], memo: MemoEncoder
+    ) -> list[tuple[float, float]] | None:
+        """The feature judge's and word matching's logits per pair, where an aggregator
+        or a recorder needs them (else None: they cost a few ms a request)."""
+        if self.aggregator is None and self.recorder is None:
+            return None
+        if self._feature_judge is None:
+            self._feature_judge = FeatureJudge.from_file(self.encoder)
+        features = self._feature_judge.features(pairs, memo)
+        feature_logits = features @ self._feature_judge.weights + self._feature_judge.bias
+        english = profile("en")
+        return [
+            (float(f), self.word_match.logits(claim.claim, [evidence.text], english)[0])
+            for f, (claim, evidence) in zip(feature_logits, pairs, strict=True)
+        ]
 
     @staticmethod
     def _reading(query: ClaimInContext, names: frozenset[str]) -> ClaimInContext:

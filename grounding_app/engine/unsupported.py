@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from grounding_app.engine.lang import he
 from grounding_app.engine.lang.en import UNMARKED_WORDS
+from grounding_app.engine.lexical import named_otherwise, stem
+from grounding_app.engine.normalise import dates_held
 
 # One call scores many (claim, evidence) pairs: the probability each claim is supported.
 Scorer = Callable[[Sequence[tuple[str, str]]], list[float]]
@@ -100,6 +102,18 @@ def _known(word: str, vocab: frozenset[str]) -> bool:
     return len(word) > 3 and word[0] in he.PREFIXES and _fold(word[1:]) in vocab
 
 
+def matched_otherwise(claim: str, evidence: str) -> frozenset[str]:
+    """Folded words of the claim that the evidence holds in another form, as the engine's
+    checks read them: a name and its abbreviation or country adjective ("UN" for "United
+    Nations", `lexical.named_otherwise`) and a date written otherwise ("1945-10-24" for
+    "24 October 1945", `normalise.dates_held`). They are not unsupported words."""
+    names = named_otherwise(claim, evidence)
+    found = {_fold(w.text) for w in words(claim) if stem(w.text) in names}
+    for date in dates_held(claim, evidence):
+        found.update(_fold(w.text) for w in words(date))
+    return frozenset(found)
+
+
 def absent_phrases(claim: str, offset: int, vocab: frozenset[str]) -> list[tuple[int, int]]:
     """Byte spans of runs of adjacent content words missing from `vocab`."""
     phrases: list[tuple[int, int]] = []
@@ -172,6 +186,8 @@ def unsupported_spans(
     for claim in claims:
         best = best_evidence(claim.text, vocabularies)
         vocab = vocabularies[best] if best is not None else frozenset()
+        if best is not None:
+            vocab |= matched_otherwise(claim.text, facts[best])
         phrases = absent_phrases(claim.text, claim.start, vocab)[:MAX_PHRASES]
         if scorer is not None and best is not None and phrases and budget > len(phrases):
             budget -= len(phrases) + 1

@@ -1,11 +1,13 @@
 """Engines side by side on a dev file's two halves (by document): select, then report.
 
-    python -m grounding_app.lab.report_halves DATA old=PRED_OLD new=PRED_NEW [--markdown]
+    python -m grounding_app.lab.report_halves DATA old=PRED_OLD new=PRED_NEW [--json FILE]
 
 Each PRED is a `grounding_eval --predictions` file for DATA. For each half
 (`evaluation.document_half`) and for the whole file: macro balanced accuracy at the
 default threshold and macro ROC AUC over sources (a file of one source reports that
 source), plus pooled figures. Choices are made on `select`; `report` is quoted once.
+`--json` merges the figures into FILE under the data file's name (the model card's
+figures, `lab/model_card.py`, are rendered from it).
 """
 
 from __future__ import annotations
@@ -62,17 +64,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path)
     parser.add_argument("runs", nargs="+", metavar="NAME=PREDICTIONS")
+    parser.add_argument("--json", type=Path, help="merge the figures into this file")
     args = parser.parse_args(argv)
+    merged: dict[str, dict[str, object]] = {}
     print(f"{args.data.name} (threshold {DEFAULT_CITATION_THRESHOLD})")
     print("| engine | half | examples | macro BA | macro AUC | pooled BA | pooled AUC |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for run in args.runs:
         name, _, path = run.partition("=")
-        for half, f in figures(args.data, Path(path)).items():
+        found = figures(args.data, Path(path))
+        merged[name] = {h: {k: round(v, 4) for k, v in f.items()} for h, f in found.items()}
+        for half, f in found.items():
             print(
                 f"| {name} | {half} | {f['examples']} | {f['macro_ba']:.4f} |"
                 f" {f['macro_auc']:.4f} | {f['pooled_ba']:.4f} | {f['pooled_auc']:.4f} |"
             )
+    if args.json is not None:
+        stored = json.loads(args.json.read_text()) if args.json.is_file() else {}
+        stored.setdefault(args.data.name, {}).update(merged)
+        args.json.write_text(json.dumps(stored, indent=2, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

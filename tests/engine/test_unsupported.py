@@ -139,3 +139,22 @@ def test_hebrew_one_letter_prefixes_are_read_off() -> None:
     fact = "בסרט שיחקו קייט וינסלט ולאונרדו דיקפריו."
     claim = "בסרט שיחקו בראד פיט וקייט וינסלט."
     assert texts(claim, absent_phrases(claim, 0, vocabulary(fact))) == ["בראד פיט"]
+
+
+UN = "The United Nations was founded on 24 October 1945 in San Francisco."
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        # Forms the engine's checks count as matched are never underlined (issue 23).
+        ("The UN was founded on 1945-10-24 in Paris.", ["Paris"]),
+        ("The UN was founded on October 24, 1945.", []),
+        # ... and a wrong date or name in another form still is.
+        ("The UN was founded on 1946-10-24 in San Francisco.", ["1946-10-24"]),
+        ("The EU was founded in 1945.", ["EU"]),
+    ],
+)
+def test_names_and_dates_in_another_form_are_not_unsupported_words(claim, expected):
+    (spans,) = unsupported_spans([ClaimToExplain(claim, 0)], [UN])
+    assert texts(claim, spans) == expected

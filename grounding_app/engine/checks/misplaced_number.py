@@ -27,6 +27,11 @@ CHECK = Check(
         ("The movie won 11 Academy Awards.", _AWARDS, False),
         ("The movie was nominated for 14 Academy Awards.", _AWARDS, False),
         (
+            "It will increase 50% in 2001.",
+            ("A 50 percent increase to $15 million is expected for 2001.",),
+            False,
+        ),
+        (
             "In 2010 it won 3 awards.",
             ("In 2010 it won 3 awards, and in 2012 it won 5.",),
             False,
