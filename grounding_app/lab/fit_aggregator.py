@@ -27,8 +27,9 @@ import math
 import random
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -81,7 +82,7 @@ def record(data: Path, out: Path, per_source: int, seed: int) -> None:
             sink.write(json.dumps({**row, "claims": dict(options)}) + "\n")
 
 
-def _read(path: Path) -> list[dict[str, object]]:
+def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
@@ -93,10 +94,13 @@ def _penalised(x: np.ndarray) -> np.ndarray:
     return z
 
 
-def _deciding(rows: Sequence[dict], score) -> tuple[np.ndarray, np.ndarray]:
+def _deciding(
+    rows: Sequence[dict[str, Any]], score: Callable[[np.ndarray], np.ndarray]
+) -> tuple[list[np.ndarray | None], list[float | None]]:
     """Per example: the features of its weakest claim's best option, and the example's
     logit under `score` (examples without a judged claim are left out)."""
-    chosen, logits = [], []
+    chosen: list[np.ndarray | None] = []
+    logits: list[float | None] = []
     for row in rows:
         claims = [np.asarray(v, dtype=np.float64) for v in row["claims"].values() if v]
         if not claims:
@@ -108,10 +112,12 @@ def _deciding(rows: Sequence[dict], score) -> tuple[np.ndarray, np.ndarray]:
         z, features = min(per_claim, key=lambda item: item[0])
         chosen.append(features)
         logits.append(float(z))
-    return chosen, logits  # type: ignore[return-value]
+    return chosen, logits
 
 
-def _groups(rows, logits, data: Path, half: str):
+def _groups(
+    rows: Sequence[dict[str, Any]], logits: Sequence[float | None], data: Path, half: str
+) -> list[tuple[list[int], list[float]]]:
     examples = {e.id: e for e in read_examples(data)}
     groups: dict[str, tuple[list[int], list[float]]] = defaultdict(lambda: ([], []))
     for row, z in zip(rows, logits, strict=True):
@@ -124,7 +130,7 @@ def _groups(rows, logits, data: Path, half: str):
     return list(groups.values())
 
 
-def _macro_auc(groups) -> float:
+def _macro_auc(groups: Sequence[tuple[list[int], list[float]]]) -> float:
     aucs = [roc_auc(ys, ps) for ys, ps in groups if 0 < sum(ys) < len(ys)]
     return sum(a for a in aucs if a is not None) / max(1, len(aucs))
 
@@ -135,9 +141,13 @@ def fit(train: Path, dev: Path, dev_data: Path, out: Path, iterations: int, c: f
     weights = np.zeros(len(AGGREGATE_FEATURES))
     weights[AGGREGATE_FEATURES.index("verifier")] = 1.0
     bias = 0.0
+
+    def current(x: np.ndarray) -> np.ndarray:
+        return x @ weights + bias
+
     for _ in range(iterations):
-        chosen, _ = _deciding(rows, lambda x, w=weights, b=bias: x @ w + b)
-        x = np.vstack(chosen)
+        chosen, _ = _deciding(rows, current)
+        x = np.vstack([features for features in chosen if features is not None])
         model = LogisticRegression(C=c, class_weight="balanced", max_iter=5000).fit(x, labels)
         weights, bias = model.coef_[0].copy(), float(model.intercept_[0])
     print(f"fitted on {len(rows)} train examples")
