@@ -3,8 +3,8 @@
 The verifier reads "Leonardo DiCaprio directed Titanic." as supported by "Titanic was
 directed by James Cameron. Leonardo DiCaprio starred in it.": every word is there, and a
 six-layer reader does not track which name goes with which verb. Training on thousands
-of such swaps did not teach it (docs/verifier-history.md, round 5). This check does it by hand, for
-each clause of the claim that opens with a name (its subject): find the evidence
+of such swaps did not teach it (docs/verifier-history.md, round 5). This check does it
+by hand, for each clause of the claim that opens with a name (its subject): find the evidence
 sentence stating the clause's action (its words, the ones nearest the subject weighing
 most); when that sentence lacks the subject but names another doer (a name of two words
 or more before the action, or after "by"), and holds no pronoun that could stand for the
