@@ -140,6 +140,9 @@ def item_lines(project: LabelingProject) -> Iterator[str]:
                                 "verdict": out.claim.model_verdict,
                                 "score": out.claim.model_score,
                                 "cited_facts": out.claim.model_cited_facts,
+                                # what judged it ("" before the engine said)
+                                "language": out.claim.language,
+                                "checked_by": out.claim.checked_by,
                             },
                             "labels": [
                                 {

@@ -72,6 +72,10 @@ class ModelClaim:
     verdict: str  # supported / unsupported / no_check
     score: float | None
     cited_facts: tuple[int, ...]  # indices into the item's facts
+    # Of a checked claim: its language (ISO 639-1) and what judged it (engine.CHECKED_BY),
+    # so the labeling page can say which verdicts came from word matching.
+    language: str | None = None
+    checked_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -225,6 +229,8 @@ def check_item(source: ItemSource, check: Check | None = None) -> CheckedItem:
                         }
                     )
                 ),
+                language=segment.language,
+                checked_by=segment.checked_by,
             )
         )
     return CheckedItem(source, tuple(claims))

@@ -136,6 +136,10 @@ class ItemClaim(models.Model):
     model_verdict = models.CharField(max_length=20, choices=Verdict.choices)
     model_score = models.FloatField(null=True, blank=True)
     model_cited_facts = models.JSONField(default=list, blank=True)
+    # What judged the model's verdict (engine.CHECKED_BY) and the claim's language (ISO
+    # 639-1); blank for claims stored before the engine said, and for unchecked ones.
+    language = models.CharField(max_length=16, blank=True)
+    checked_by = models.CharField(max_length=20, blank=True)
     adjudicated_label = models.CharField(max_length=60, blank=True)
     adjudicated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

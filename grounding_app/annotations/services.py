@@ -139,6 +139,8 @@ def add_items(
                 model_verdict=claim.verdict,
                 model_score=claim.score,
                 model_cited_facts=list(claim.cited_facts),
+                language=(claim.language or "")[:16],
+                checked_by=claim.checked_by or "",
             )
             for item, c in zip(items, checked, strict=True)
             for claim in c.claims

@@ -49,7 +49,8 @@ def _rows(job: BatchJob) -> Iterator[BatchLine]:
 
 
 def claims_of(result: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The first candidate's claims: UTF-8 byte span, text, verdict, score, cited facts."""
+    """The first candidate's claims: UTF-8 byte span, text, verdict, score, cited facts,
+    and (as the API's `language` and `checkedBy`) the claim's language and judge."""
     if not result or not result.get("candidates"):
         return []
     candidate = result["candidates"][0]
@@ -63,16 +64,20 @@ def claims_of(result: dict[str, Any] | None) -> list[dict[str, Any]]:
                 if n < len(sources) and sources[n].get("fact_index") is not None
             }
         )
-        claims.append(
-            {
-                "startPos": segment["start"],
-                "endPos": segment["end"],
-                "claimText": segment["text"],
-                "verdict": segment.get("verdict") or "no_check",
-                "score": segment.get("score"),
-                "citedFacts": cited,
-            }
-        )
+        claim = {
+            "startPos": segment["start"],
+            "endPos": segment["end"],
+            "claimText": segment["text"],
+            "verdict": segment.get("verdict") or "no_check",
+            "score": segment.get("score"),
+            "citedFacts": cited,
+        }
+        # What judged it, as the API names it; absent for lines checked before.
+        if segment.get("language"):
+            claim["language"] = segment["language"]
+        if segment.get("checked_by"):
+            claim["checkedBy"] = segment["checked_by"].upper()
+        claims.append(claim)
     return claims
 
 

@@ -55,6 +55,21 @@ class Outcome:
     claim_count: int
     unsupported_count: int
     excluded_cited: int = 0
+    judged_by: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def judged_by(grounded: GroundedAnswer) -> dict[str, dict[str, int]]:
+    """Checked claims per judge and language ({"word_matching": {"he": 3}}; a claim of
+    unknown language under ""), stored on the line so a job's page can count claims per
+    judge without reading every result."""
+    out: dict[str, dict[str, int]] = {}
+    for candidate in grounded.candidates:
+        for segment in candidate.segments:
+            if segment.checked_by:
+                by_language = out.setdefault(segment.checked_by, {})
+                language = segment.language or ""
+                by_language[language] = by_language.get(language, 0) + 1
+    return out
 
 
 def _labels(data: object, item: ItemSource) -> dict[str, str]:
@@ -138,4 +153,12 @@ def check(
     excluded = 0
     if policy is not None:
         excluded = sum(1 for s in grounded_report(policy, grounded).excluded if s.cited_by)
-    return Outcome(grounded_to_json(grounded), score, summary, count, unsupported, excluded)
+    return Outcome(
+        grounded_to_json(grounded),
+        score,
+        summary,
+        count,
+        unsupported,
+        excluded,
+        judged_by(grounded),
+    )

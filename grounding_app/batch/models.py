@@ -93,6 +93,11 @@ class BatchLine(models.Model):
     excluded_cited = models.PositiveIntegerField(
         default=0, help_text="Cited sources that the job's policy excludes."
     )
+    judged_by = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Checked claims per judge and language: {checked_by: {language: count}}.",
+    )
     processed_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, help_text="Who wrote the result.")
     review = models.ForeignKey(

@@ -35,8 +35,10 @@ from django.utils import timezone
 
 from grounding_app.batch.lines import Check, LineError, check, parse, request_for
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
+from grounding_app.engine import CHECKED_BY, FEATURE_JUDGE, VERIFIER, WORD_MATCHING
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
+from grounding_app.rendering.languages import JudgeInfo, language_totals, mark_text, summary
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.serialize import grounded_from_json
 from grounding_app.reviews.services import save_review, with_unsupported_words
@@ -207,6 +209,7 @@ def _outcome(raw: str, number: int, job: BatchJob, run: Check | None) -> dict[st
         "claim_count": outcome.claim_count,
         "unsupported_count": outcome.unsupported_count,
         "excluded_cited": outcome.excluded_cited,
+        "judged_by": outcome.judged_by,
     }
 
 
@@ -436,6 +439,80 @@ def worst_lines(job: BatchJob, limit: int = 25) -> list[BatchLine]:
         BatchLine.objects.filter(job=job, state=BatchLine.State.DONE)
         .order_by(F("support_score").asc(nulls_last=True), "-unsupported_count", "number")
         .defer("raw", "result")[:limit]
+    )
+
+
+JUDGE_LABELS = {
+    VERIFIER: "Verifier",
+    FEATURE_JUDGE: "Feature judge",
+    WORD_MATCHING: "Word matching",
+}
+
+
+@dataclass(frozen=True)
+class JudgeCount:
+    """Claims of a job that one judge checked, per language (names, most claims first)."""
+
+    checked_by: str
+    claims: int
+    languages: tuple[tuple[str, int], ...]
+
+    @property
+    def label(self) -> str:
+        return JUDGE_LABELS.get(self.checked_by, self.checked_by)
+
+    @property
+    def word_matching(self) -> bool:
+        return self.checked_by == WORD_MATCHING
+
+    @property
+    def text(self) -> str:
+        """The line the page shows: "Word matching: 120 claims (Hebrew 118, Chinese 2)"."""
+        detail = ", ".join(f"{name} {n:,}" for name, n in self.languages)
+        plural = "" if self.claims == 1 else "s"
+        return f"{self.label}: {self.claims:,} claim{plural}" + (f" ({detail})" if detail else "")
+
+
+def judge_counts(job: BatchJob) -> tuple[list[JudgeCount], list[str]]:
+    """Checked claims per judge (the engine's order) with their languages, and the codes
+    of the languages word matching judged; lines checked before the engine said what
+    judged a claim count as none."""
+    totals: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    rows = BatchLine.objects.filter(job=job, state=BatchLine.State.DONE).values_list("judged_by")
+    for (judged,) in rows.iterator(chunk_size=2000):
+        for judge, languages in (judged or {}).items():
+            for language, n in languages.items():
+                totals[judge][language] += n
+    order = {judge: i for i, judge in enumerate(CHECKED_BY)}
+    counts = [
+        JudgeCount(judge, sum(c.values()), tuple(language_totals(c)))
+        for judge, c in sorted(totals.items(), key=lambda item: (order.get(item[0], 99), item[0]))
+    ]
+    matched = sorted(totals[WORD_MATCHING], key=lambda code: -totals[WORD_MATCHING][code])
+    return counts, matched
+
+
+@dataclass(frozen=True)
+class LineMark:
+    """A line's word-matching mark for the results page: short text and the sentence."""
+
+    text: str  # "Hebrew: word matching · 3 of 5 claims"
+    note: str  # "3 of 5 checked claims are in Hebrew: checked by word matching; ..."
+
+
+def line_mark(line: BatchLine, judge: JudgeInfo) -> LineMark | None:
+    """The mark of a line with word-matched claims, else None."""
+    judged = line.judged_by or {}
+    matched = judged.get(WORD_MATCHING) or {}
+    if not matched:
+        return None
+    checked = sum(sum(languages.values()) for languages in judged.values())
+    # one code per claim, the most frequent language first
+    codes = [c for c, n in sorted(matched.items(), key=lambda item: -item[1]) for _ in range(n)]
+    short = mark_text(codes[0]) if len(matched) == 1 else mark_text(None)
+    plural = "" if checked == 1 else "s"
+    return LineMark(
+        f"{short} · {len(codes)} of {checked} claim{plural}", summary(codes, checked, judge)
     )
 
 

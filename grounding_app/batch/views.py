@@ -21,6 +21,7 @@ from grounding_app.batch.charts import histogram_svg
 from grounding_app.batch.forms import BatchUploadForm
 from grounding_app.batch.models import BatchJob, BatchLine
 from grounding_app.htmx import HtmxHttpRequest
+from grounding_app.rendering.languages import JudgeInfo, word_matching_reason
 
 reviewers = role_required(REVIEWER, ADMIN)
 
@@ -67,13 +68,18 @@ def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
     key = request.GET.get("by", default)
     if key not in keys:
         key = default
+    judge = JudgeInfo.current()
+    judges, matched = services.judge_counts(job)
     context = {
         **_progress_context(job),
+        "judges": judges,
+        # Why word matching judged some claims, once for the counts above it.
+        "word_matching_note": word_matching_reason(matched, judge) if matched else "",
         "histogram": histogram_svg(services.score_histogram(job)),
         "keys": keys,
         "key": key,
         "groups": services.unsupported_by(job, key),
-        "worst": services.worst_lines(job),
+        "worst": [(line, services.line_mark(line, judge)) for line in services.worst_lines(job)],
         "failed": services.failed_lines(job),
         "excluded": services.excluded_answers(job) if job.source_policy_id else None,
     }

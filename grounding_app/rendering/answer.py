@@ -18,6 +18,10 @@ are never reordered across each other; inside it the claim's text is isolated ag
 cannot reverse our markers or the next claim. Each part states its direction too.
 Untrusted titles inside markers are `<bdi>` for the same reason.
 
+A claim that word matching judged (its language is one the engine's model does not
+read) gets a visible mark after its score, the full sentence in its title and in the
+spoken verdict, and the candidate one summary line (`languages.py` words them).
+
 Markdown: `render_answer(..., markdown=True)` renders each part as CommonMark through
 `markdown.py` (the one sanitising module); claim starts and ends and unsupported words
 become sentinel points there and are turned into the same spans and superscripts here.
@@ -34,9 +38,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from grounding_app.engine import OffsetError, byte_prefix, char_index
+from grounding_app.engine import WORD_MATCHING, OffsetError, byte_prefix, char_index, language_name
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
 from grounding_app.rendering.bidi import dir_attribute, text_direction
+from grounding_app.rendering.languages import JudgeInfo, mark_text, summary
 from grounding_app.rendering.links import link_html, safe_href
 from grounding_app.rendering.markdown import (
     Token,
@@ -87,6 +92,18 @@ class ClaimView:
     placed: bool  # False when the offsets could not be mapped onto the text
     text_html: str = ""  # escaped claim text, unsupported words wrapped
     unsupported_words: tuple[str, ...] = ()
+    language: str | None = None  # of a checked claim, ISO 639-1
+    checked_by: str | None = None  # engine.CHECKED_BY
+    word_matching: str = ""  # the sentence saying a claim was word-matched (languages.py)
+
+    @property
+    def language_name(self) -> str:
+        return language_name(self.language) if self.language else ""
+
+    @property
+    def word_matching_mark(self) -> str:
+        """The short visible mark of a word-matched claim ("Hebrew: word matching")."""
+        return mark_text(self.language) if self.word_matching else ""
 
     @property
     def score_band(self) -> str:
@@ -140,6 +157,7 @@ class RenderedCandidate:
     verdict_counts: dict[str, int]
     markdown: bool = False  # some part is shown rendered from Markdown
     has_markdown: bool = False  # some part has Markdown in it (the switch is worth showing)
+    word_matching: str = ""  # one line when some claim was word-matched (languages.py)
 
     @property
     def summary_bar(self) -> list[tuple[str, str, int, str, str]]:
@@ -165,10 +183,13 @@ class RenderedCandidate:
 
 
 def render_answer(
-    grounded: GroundedAnswer, markdown: bool | None = False
+    grounded: GroundedAnswer, markdown: bool | None = False, judge: JudgeInfo | None = None
 ) -> tuple[RenderedCandidate, ...]:
-    """`markdown`: True renders Markdown, False the plain text, None decides per part."""
-    return tuple(render_candidate(c, i, markdown) for i, c in enumerate(grounded.candidates))
+    """`markdown`: True renders Markdown, False the plain text, None decides per part.
+    `judge`: what the engine's model reads, for the word-matching sentences (by default
+    the live engine's, if it is loaded; see `languages.py`)."""
+    judge = judge or JudgeInfo.current()
+    return tuple(render_candidate(c, i, markdown, judge) for i, c in enumerate(grounded.candidates))
 
 
 def _verdict(segment: Segment) -> str:
@@ -232,8 +253,9 @@ def _word_spans(
 
 
 def render_candidate(
-    candidate: Candidate, index: int, markdown: bool | None = False
+    candidate: Candidate, index: int, markdown: bool | None = False, judge: JudgeInfo | None = None
 ) -> RenderedCandidate:
+    judge = judge or JudgeInfo.current()
     prefix = f"c{index}-"
     problems = list(candidate.problems)
     source_anchors = [f"{prefix}src-{n + 1}" for n in range(len(candidate.sources))]
@@ -289,6 +311,11 @@ def render_candidate(
             placed=span is not None,
             text_html=_with_words(part_text, *span, words) if span else html.escape(text),
             unsupported_words=tuple(part_text[a:b] for a, b in words),
+            language=segment.language,
+            checked_by=segment.checked_by,
+            word_matching=(
+                judge.note(segment.language) if segment.checked_by == WORD_MATCHING else ""
+            ),
         )
         claims.append(claim)
         if span is not None:
@@ -324,6 +351,8 @@ def render_candidate(
     counts = {key: 0 for key in VERDICT_LABELS}
     for claim in claims:
         counts[claim.verdict] += 1
+    matched = [c.language for c in claims if c.word_matching]
+    checked = sum(1 for c in claims if c.checked_by)
     tokens = [block_tokens(text) for text in candidate.parts]
     has_markdown = [looks_like_markdown(t, tokens[p]) for p, t in enumerate(candidate.parts)]
     as_markdown = [
@@ -350,6 +379,7 @@ def render_candidate(
         verdict_counts=counts,
         markdown=any(as_markdown),
         has_markdown=any(has_markdown),
+        word_matching=summary(matched, checked, judge),
     )
 
 
@@ -375,7 +405,17 @@ def _markers(claim: ClaimView) -> str:
             f'<span class="ann score-tag s-{claim.score_band}" aria-hidden="true">'
             f"{claim.score_text}</span>"
         )
+    if claim.word_matching:
+        # English words in a claim of any direction: an isolate of its own (dir="ltr"),
+        # glued to the markers before it so it never starts a line of its own.
+        out.append(_GLUE)
+        out.append(
+            f'<span class="ann wm-mark" dir="ltr" title="{html.escape(claim.word_matching)}" '
+            f'aria-hidden="true">{html.escape(claim.word_matching_mark)}</span>'
+        )
     spoken = claim.verdict_label + (f", score {claim.score_text}" if claim.score_text else "")
+    if claim.word_matching:
+        spoken += f"; {claim.word_matching}"
     out.append(f'<span class="ann sr-only">({html.escape(spoken)})</span>')
     return "".join(out)
 

@@ -44,6 +44,11 @@ def _claim_cell(claim: ClaimView) -> str:
             for w in claim.unsupported_words
         )
         out.append(f'<span class="unsupported-list" dir="ltr">Not in the evidence: {words}</span>')
+    if claim.word_matching:
+        out.append(
+            '<span class="wm-note" dir="ltr"><span class="wm-mark wm-icon" aria-hidden="true">'
+            f"</span>{escape(claim.word_matching)}</span>"
+        )
     out.append(_attributions(claim))
     return f'<td class="claim-text" dir="auto">{"".join(out)}</td>'
 
@@ -54,6 +59,13 @@ def _score_cell(claim: ClaimView) -> str:
         if claim.score_text
         else "—"
     )
+    if claim.language and claim.checked_by:
+        # Every checked claim's language, beside its score: the code, named in words.
+        score += (
+            f'<span class="lang-code" title="{escape(claim.language_name)}">'
+            f'<span aria-hidden="true">{escape(claim.language.upper())}</span>'
+            f'<span class="sr-only">{escape(claim.language_name)}</span></span>'
+        )
     if claim.confidence_text:
         score += (
             '<span class="confidence" title="Confidence per cited source">'

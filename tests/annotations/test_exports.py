@@ -40,7 +40,11 @@ def test_full_jsonl_has_spans_labels_model_and_final(
     for item in items:
         for claim in item["claims"]:
             assert slice_bytes(item["answer"], claim["start"], claim["end"]) == claim["text"]
-            assert set(claim["model"]) == {"verdict", "score", "cited_facts"}
+            model = claim["model"]
+            assert set(model) == {"verdict", "score", "cited_facts", "language", "checked_by"}
+            # the fixture's English claims: read by the engine's model, never word-matched
+            assert model["checked_by"] in ("", "verifier", "feature_judge")
+            assert model["language"] == ("en" if claim["check_required"] else "")
     second = items[1]["claims"]
     assert second[0]["check_required"] is False and second[0]["final"] == "no_check"
     labels = second[1]["labels"]

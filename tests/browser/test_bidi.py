@@ -115,5 +115,8 @@ def test_mixed_scripts_keep_each_marker_at_its_own_claim(
             gap = end["lastLeft"] - end["supRight"]
         assert -1 <= gap <= 8, end
     same_line = [e for e in ends if abs(e["unitTop"] - ends[0]["unitTop"]) < 4]
-    assert len(same_line) >= 3
+    # Claims of both directions share the first line (the word-matching marks after the
+    # Hebrew and Japanese claims, which the fake engine's judge does not read, leave
+    # room for no third claim there).
+    assert len(same_line) >= 2 and {e["dir"] for e in same_line} == {"ltr", "rtl"}
     assert increasing([e["unitLeft"] for e in same_line]), "claims drawn out of order"

@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from grounding_app.annotations import services
 from grounding_app.annotations.importing import NOT_CHECKABLE
 from grounding_app.annotations.models import ItemClaim, LabelingProject
+from grounding_app.engine import WORD_MATCHING
 from grounding_app.rendering.bidi import text_direction
+from grounding_app.rendering.languages import JudgeInfo, mark_text
 
 register = template.Library()
 
@@ -26,6 +30,22 @@ def model_verdict_name(claim: ItemClaim) -> str:
     if claim.model_verdict == NOT_CHECKABLE:
         return "Not checkable: no source text"
     return claim.get_model_verdict_display()
+
+
+@register.simple_tag
+def word_matching_mark(claim: ItemClaim) -> SafeString | str:
+    """Beside the model's verdict, where word matching gave it ("Hebrew: word matching",
+    the full sentence in its title and for screen readers); "" for other claims."""
+    if claim.checked_by != WORD_MATCHING:
+        return ""
+    note = JudgeInfo.current().note(claim.language or None)
+    return format_html(
+        '<span class="wm-mark" dir="ltr" title="{}" aria-hidden="true">{}</span>'
+        '<span class="sr-only">{}</span>',
+        note,
+        mark_text(claim.language or None),
+        note,
+    )
 
 
 @register.filter
