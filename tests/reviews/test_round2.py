@@ -51,7 +51,7 @@ def test_unsupported_words_are_stored_with_the_review(reviewer: object) -> None:
     segment = grounded_from_json(review.result).candidates[0].segments[1]
     raw = ANSWER.encode()
     assert [raw[a:b].decode() for a, b in segment.unsupported] == ["Brad Pitt"]
-    assert review.result["version"] == 2
+    assert review.result["version"] == 3
 
 
 def test_version_1_results_still_read(reviewer: object) -> None:

@@ -144,7 +144,7 @@ _NAMES = {
     "ar": "Arabic", "cy": "Welsh", "de": "German", "es": "Spanish", "fa": "Persian",
     "fr": "French", "it": "Italian", "ja": "Japanese", "ko": "Korean", "nl": "Dutch",
     "pl": "Polish", "pt": "Portuguese", "ru": "Russian", "tr": "Turkish", "uk": "Ukrainian",
-    "yi": "Yiddish", "zh": "Chinese",
+    "yi": "Yiddish", "zh": "Chinese", "wuu": "Chinese (Wu)", "yue": "Cantonese",
 }  # fmt: skip
 
 _HEBREW_LETTER = re.compile("[\u05d0-\u05ea]")

@@ -123,4 +123,5 @@ def test_language_names():
     assert language_name("he") == "Hebrew"
     assert language_name("en") == "English"
     assert language_name("cy") == "Welsh"
+    assert language_name("wuu") == "Chinese (Wu)"  # py3langid reads some Chinese so
     assert language_name("xx") == "xx"
