@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -41,8 +40,8 @@ from grounding_app.engine import (
     CheckRequest,
     GroundingEngine,
 )
-from grounding_app.formats.grounding_jsonl import Example, read_examples
-from grounding_app.lab.evaluation import document_half
+from grounding_app.formats.grounding_jsonl import read_examples
+from grounding_app.lab.evaluation import document_half, sample_per_source
 from grounding_app.metrics import macro_balanced_accuracy, macro_best_threshold, roc_auc
 
 # The engine's fixed penalties, in logits, for comparison (pipeline.Settings as shipped).
@@ -51,23 +50,10 @@ PENALTIES = {"contradiction": 5.0, "role": 5.0, "hedge": 5.0}
 Record = dict[str, list[list[float]]]  # claim id -> options' features
 
 
-def _sample(examples: Sequence[Example], per_source: int, seed: int) -> list[Example]:
-    by_source: dict[str, list[Example]] = defaultdict(list)
-    for example in examples:
-        if example.label is not None:
-            by_source[example.source].append(example)
-    rng = random.Random(seed)
-    out: list[Example] = []
-    for source in sorted(by_source):
-        group = by_source[source]
-        rng.shuffle(group)
-        out.extend(group[:per_source] if per_source else group)
-    return out
-
-
 def record(data: Path, out: Path, per_source: int, seed: int) -> None:
     engine = GroundingEngine.default()
-    examples = _sample(list(read_examples(data)), per_source, seed)
+    labelled = [e for e in read_examples(data) if e.label is not None]
+    examples = sample_per_source(labelled, per_source, seed) if per_source else labelled
     options: Record = defaultdict(list)
 
     def keep(claim: int, features: tuple[float, ...]) -> None:

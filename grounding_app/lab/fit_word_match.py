@@ -20,8 +20,6 @@ import argparse
 import itertools
 import json
 import math
-import random
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,7 +34,7 @@ from grounding_app.engine import (
     word_match_features,
 )
 from grounding_app.formats.grounding_jsonl import Example, read_examples
-from grounding_app.lab.evaluation import document_half
+from grounding_app.lab.evaluation import document_half, sample_per_source
 from grounding_app.metrics import balanced_accuracy_at, best_threshold, roc_auc
 
 PENALISED = ("missing_number", "negated_claim_only")
@@ -58,22 +56,6 @@ def _penalised(weights: Sequence[float], penalties: dict[str, float]) -> np.ndar
     return out
 
 
-def _sample(
-    examples: Sequence[Example], per_source: int, max_chars: int, seed: int
-) -> list[Example]:
-    by_source: dict[str, list[Example]] = defaultdict(list)
-    for example in examples:
-        if example.label is not None and sum(len(f.text) for f in example.facts) <= max_chars:
-            by_source[example.source].append(example)
-    rng = random.Random(seed)
-    out: list[Example] = []
-    for source in sorted(by_source):
-        group = by_source[source]
-        rng.shuffle(group)
-        out.extend(group[:per_source])
-    return out
-
-
 def _matrix(examples: Sequence[Example], language: str) -> np.ndarray:
     reader = profile(language)
     return np.array(
@@ -92,7 +74,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=WORD_MATCH_WEIGHTS)
     args = parser.parse_args(argv)
 
-    train = _sample(list(read_examples(args.train)), args.per_source, args.max_chars, args.seed)
+    passage_sized = [
+        e
+        for e in read_examples(args.train)
+        if e.label is not None and sum(len(f.text) for f in e.facts) <= args.max_chars
+    ]
+    train = sample_per_source(passage_sized, args.per_source, args.seed)
     x = _matrix(train, "en")
     y = np.array([e.label for e in train])
     model = LogisticRegression(class_weight="balanced", max_iter=2000).fit(x, y)
