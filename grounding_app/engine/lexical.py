@@ -401,41 +401,74 @@ def substitutes(claim: str, evidence: Sequence[str]) -> bool:
     return False
 
 
+def _tokens(text: str) -> list[tuple[str, frozenset[str]]]:
+    """Every token in reading order: ("number", values), ("stop", {}) for a stop word or
+    negation, ("word", {stem}) for the rest; a number written in words is one token."""
+    spans = number_spans(text)
+    out: list[tuple[str, frozenset[str]]] = []
+    span, last_span = 0, -1
+    for match in _WORD.finditer(text):
+        while span < len(spans) and spans[span][1] <= match.start():
+            span += 1
+        if span < len(spans) and spans[span][0] <= match.start():
+            if span != last_span:
+                out.append(("number", frozenset({spans[span][2]})))
+                last_span = span
+            continue
+        lower = match.group().lower()
+        if lower in STOPWORDS or lower in NEGATIONS:
+            out.append(("stop", frozenset()))
+        else:
+            out.append(("word", frozenset({stem(lower)})))
+    return out
+
+
+def _governing(tokens: Sequence[tuple[str, frozenset[str]]], at: int) -> frozenset[str] | None:
+    """The word a number at ``at`` follows: the token before it, past at most one stop
+    word ("won 14", "nominated for 14"; not "games with a 3-0 win")."""
+    back = at - 1
+    if back >= 0 and tokens[back][0] == "stop":
+        back -= 1
+    if back >= 0 and tokens[back][0] == "word":
+        return tokens[back][1]
+    return None
+
+
 def misplaces_number(claim: str, evidence: Sequence[str]) -> bool:
     """Whether the claim gives a number the evidence has to the wrong word.
 
     "The movie won 14 Academy Awards." against "The movie won 11 Academy Awards, and
     was nominated for fourteen": 14 is in the evidence, after another word ("nominated
-    for"), and the word before it in the claim ("won") is followed there by 11, and never
-    by 14. Only the word before the number is compared: the word after it is usually its
-    unit ("Academy Awards"), which both numbers share. A number the evidence has after no
-    word ("A 50 percent increase to $15 million" for "It will increase 50%") is not given
-    to another word, and passes.
+    for"), and the word the claim puts before it ("won") is followed there by 11, and
+    never by 14. Only the word before a number is compared (past at most one stop word):
+    the word after it is usually its unit ("Academy Awards"), which both numbers share,
+    and a word further back governs the number no more ("six games with a 3-0 win").
     """
-    claim_items = _items(claim)
-    passages = [_items(passage) for passage in evidence]
-    claim_keys = frozenset().union(*(item.keys for item in claim_items))
-    for i, item in enumerate(claim_items[1:], start=1):
-        anchor = claim_items[i - 1]
-        if item.kind != "number" or anchor.kind != "word":
+    claim_tokens = _tokens(claim)
+    passages = [_tokens(passage) for passage in evidence]
+    claim_numbers = frozenset().union(*(k for kind, k in claim_tokens if kind == "number"))
+    for i, (kind, values) in enumerate(claim_tokens):
+        anchor = _governing(claim_tokens, i) if kind == "number" else None
+        if anchor is None:
             continue
         follows = [
-            items[k + 1].keys
-            for items in passages
-            for k in range(len(items) - 1)
-            if items[k] == anchor and items[k + 1].kind == "number"
+            tokens[k][1]
+            for tokens in passages
+            for k in range(len(tokens))
+            if tokens[k][0] == "number" and _governing(tokens, k) == anchor
         ]
         elsewhere = any(
-            items[k - 1].kind == "word" and items[k - 1] != anchor
-            for items in passages
-            for k in range(1, len(items))
-            if items[k].kind == "number" and items[k].keys & item.keys
+            tokens[k][0] == "number"
+            and tokens[k][1] & values
+            and _governing(tokens, k) not in (None, anchor)
+            for tokens in passages
+            for k in range(len(tokens))
         )
         if (
             elsewhere
             and follows
-            and not any(keys & item.keys for keys in follows)
-            and any(not keys & claim_keys for keys in follows)
+            and not any(keys & values for keys in follows)
+            and any(not keys & claim_numbers for keys in follows)
         ):
             return True
     return False

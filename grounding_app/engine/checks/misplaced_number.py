@@ -27,6 +27,14 @@ CHECK = Check(
         ("The movie won 11 Academy Awards.", _AWARDS, False),
         ("The movie was nominated for 14 Academy Awards.", _AWARDS, False),
         (
+            "Espanyol extended the streak to six games with a 3-0 win.",
+            (
+                "He scored the only goal of the game with five minutes left.",
+                "Getafe moved clear of the bottom three. Espanyol won 3-0 at home.",
+            ),
+            False,
+        ),
+        (
             "It will increase 50% in 2001.",
             ("A 50 percent increase to $15 million is expected for 2001.",),
             False,
