@@ -29,6 +29,7 @@ from grounding_app.engine.lang.en import (
 from grounding_app.engine.normalise import (
     canonical_number,
     canonical_numbers,
+    date_spans,
     is_number_word,
     number_forms,
     number_spans,
@@ -403,11 +404,22 @@ def substitutes(claim: str, evidence: Sequence[str]) -> bool:
 
 def _tokens(text: str) -> list[tuple[str, frozenset[str]]]:
     """Every token in reading order: ("number", values), ("stop", {}) for a stop word or
-    negation, ("word", {stem}) for the rest; a number written in words is one token."""
+    negation, ("word", {stem}) for the rest. A number written in words is one token, and
+    so is a date, holding its day's and year's values ("born 17 February 1991" is "born"
+    then one number token {17, 1991}, not 17 after "born" and 1991 after "February")."""
     spans = number_spans(text)
+    dates = date_spans(text)
     out: list[tuple[str, frozenset[str]]] = []
-    span, last_span = 0, -1
+    span, last_span, last_date = 0, -1, -1
     for match in _WORD.finditer(text):
+        date = next((d for d, (a, b) in enumerate(dates) if a <= match.start() < b), None)
+        if date is not None:
+            if date != last_date:
+                a, b = dates[date]
+                values = frozenset(v for start, end, v in spans if a <= start and end <= b)
+                out.append(("number", values))
+                last_date = date
+            continue
         while span < len(spans) and spans[span][1] <= match.start():
             span += 1
         if span < len(spans) and spans[span][0] <= match.start():

@@ -456,6 +456,11 @@ def _decades(claim: str, evidence: str) -> str:
     return _DECADE.sub(year_in, claim)
 
 
+def date_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every date in ``text``, in characters ("17 February 1991")."""
+    return [(d.start, d.end) for d in _dates(text)]
+
+
 def dates_held(claim: str, evidence: str) -> list[str]:
     """The claim's dates that the evidence also holds, in any form, as the claim writes
     them ("1945-10-24" where the evidence has "24 October 1945")."""

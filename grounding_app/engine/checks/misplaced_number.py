@@ -35,6 +35,16 @@ CHECK = Check(
             False,
         ),
         (
+            "He was born in 1991 and is a songwriter.",
+            ("Edward Sheeran (born 17 February 1991) is an English singer and songwriter.",),
+            False,
+        ),
+        (
+            "He was born in 1992 and is a songwriter.",
+            ("Edward Sheeran (born 17 February 1991) is a singer. He signed in 1992.",),
+            True,
+        ),
+        (
             "It will increase 50% in 2001.",
             ("A 50 percent increase to $15 million is expected for 2001.",),
             False,
