@@ -42,6 +42,7 @@ from grounding_app.engine import (
 )
 from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_app.lab.evaluation import document_half, sample_per_source
+from grounding_app.lab.fit_threshold import bias_shift
 from grounding_app.metrics import macro_balanced_accuracy, macro_best_threshold, roc_auc
 
 # The engine's fixed penalties, in logits, for comparison (pipeline.Settings as shipped).
@@ -144,10 +145,7 @@ def fit(train: Path, dev: Path, dev_data: Path, out: Path, iterations: int, c: f
     _, fitted = _deciding(dev_rows, lambda x: x @ weights + bias)
     # The bias that puts the macro optimum of the select half at the default threshold.
     best, _ = macro_best_threshold(_groups(dev_rows, fitted, dev_data, "select"))
-    shift = math.log(DEFAULT_CITATION_THRESHOLD / (1 - DEFAULT_CITATION_THRESHOLD)) - math.log(
-        best / (1 - best)
-    )
-    bias += shift
+    bias += bias_shift(best, 1.0, DEFAULT_CITATION_THRESHOLD)
     _, fitted = _deciding(dev_rows, lambda x: x @ weights + bias)
     _, fixed = _deciding(dev_rows, _penalised)
     print(f"{dev_data.name}: macro BA at {DEFAULT_CITATION_THRESHOLD} / macro AUC")
