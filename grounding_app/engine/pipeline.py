@@ -340,12 +340,13 @@ class GroundingEngine:
         read = [i for i in checked if languages[i] in self.languages]
         matched = [i for i in checked if languages[i] not in self.languages]
         contexts = {i: self._context(texts, required, i) for i in read}
-        index = PassageIndex(request.facts)
+        # Facts are cut into passages (and indexed, when many) only for checked claims.
+        index = PassageIndex(request.facts if checked else ())
         verdicts = self._judge_claims(
             request, index, {i: texts[i] for i in read}, contexts, languages
         )
         verdicts.update(self._match_claims(index, {i: texts[i] for i in matched}, languages))
-        by_word_matching = set(matched)
+        checked_by = {i: self.judge_kind for i in read} | {i: WORD_MATCHING for i in matched}
 
         chunk_index: dict[tuple[int, int, int], int] = {}
         chunks: list[CitedChunk] = []
@@ -378,13 +379,7 @@ class GroundingEngine:
                     citation_indices=tuple(dict.fromkeys(citations)),
                     score=score,
                     language=languages[i] if required[i] else None,
-                    checked_by=(
-                        None
-                        if not required[i]
-                        else WORD_MATCHING
-                        if i in by_word_matching
-                        else self.judge_kind
-                    ),
+                    checked_by=checked_by.get(i),
                 )
             )
         explained = [c for c in claims if c.grounding_check_required and not c.citation_indices]
@@ -392,8 +387,8 @@ class GroundingEngine:
             [ClaimToExplain(c.text, c.start) for c in explained],
             [f.text for f in request.facts],
         )
-        found = {c.start: found for c, found in zip(explained, spans, strict=True)}
-        claims = [replace(c, unsupported=found.get(c.start, ())) for c in claims]
+        by_start = {c.start: found for c, found in zip(explained, spans, strict=True)}
+        claims = [replace(c, unsupported=by_start.get(c.start, ())) for c in claims]
         support = float(np.mean([verdicts[i].score for i in checked])) if checked else None
         return CheckResponse(
             claims=tuple(claims), cited_chunks=tuple(chunks), support_score=support
@@ -466,8 +461,6 @@ class GroundingEngine:
     ) -> dict[int, _Verdict]:
         if not claims:
             return {}
-        if not request.facts:
-            return {i: _Verdict(0.0, []) for i in claims}
         settings = self.settings
         if not index.passages:
             return {i: _Verdict(0.0, []) for i in claims}
@@ -515,7 +508,7 @@ class GroundingEngine:
                 aligned = align_numbers(align_dates(query.claim, evidence.text), evidence.text)
                 pairs.append((ClaimInContext(aligned, query.context), evidence))
             scores = self.judge.score(pairs, memo)
-            others = self._other_judges(pairs, memo)
+            others = self._other_judges(pairs, [languages[order[row]] for row, _ in todo], memo)
             for k, ((row, option), (_, evidence), score) in enumerate(
                 zip(todo, pairs, scores, strict=True)
             ):
@@ -555,7 +548,10 @@ class GroundingEngine:
         return verdicts
 
     def _other_judges(
-        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], memo: MemoEncoder
+        self,
+        pairs: Sequence[tuple[ClaimInContext, Evidence]],
+        languages: Sequence[str],
+        memo: MemoEncoder,
     ) -> list[tuple[float, float]] | None:
         """The feature judge's and word matching's logits per pair, where an aggregator
         or a recorder needs them (else None: they cost a few ms a request)."""
@@ -565,10 +561,9 @@ class GroundingEngine:
             self._feature_judge = FeatureJudge.from_file(self.encoder)
         features = self._feature_judge.features(pairs, memo)
         feature_logits = features @ self._feature_judge.weights + self._feature_judge.bias
-        english = profile("en")
         return [
-            (float(f), self.word_match.logits(claim.claim, [evidence.text], english)[0])
-            for f, (claim, evidence) in zip(feature_logits, pairs, strict=True)
+            (float(f), self.word_match.logits(claim.claim, [evidence.text], profile(code))[0])
+            for f, (claim, evidence), code in zip(feature_logits, pairs, languages, strict=True)
         ]
 
     @staticmethod

@@ -351,7 +351,8 @@ class PassageIndex:
             return [list(range(n)) for _ in queries]
         vocab = self._bm25.vocab_dict
         known = [[t for t in bm25_tokens(q) if t in vocab] for q in queries]
-        result: list[list[int]] = [list(self.openings) for _ in queries]
+        openings = self.openings
+        result: list[list[int]] = [list(openings) for _ in queries]
         rows = [i for i, tokens in enumerate(known) if tokens]
         if not rows:
             return result

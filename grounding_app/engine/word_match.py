@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -119,8 +120,9 @@ class WordMatchJudge:
             {str(k): float(v) for k, v in data.get("penalties", {}).items()},
         )
 
-    @property
+    @cached_property
     def _effective_weights(self) -> np.ndarray:
+        """The fitted weights with the checks' penalties folded in (computed once)."""
         weights = np.asarray(self.weights, dtype=np.float64).copy()
         for name, penalty in self.penalties.items():
             weights[FEATURE_NAMES.index(name)] -= penalty
