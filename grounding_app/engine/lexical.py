@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -325,9 +325,25 @@ class _Item:
 _NAME_JOINER = re.compile(r"[ \t-]+")
 
 
+def _in_order(
+    text: str, spans: Sequence[tuple[int, int, str]]
+) -> Iterator[tuple[re.Match[str], str | None]]:
+    """The words of ``text`` in order, each with None; a number (``spans``, in digits or
+    in one or more words) once, as its first word with its value."""
+    span, last_span = 0, -1
+    for match in _WORD.finditer(text):
+        while span < len(spans) and spans[span][1] <= match.start():
+            span += 1
+        if span < len(spans) and spans[span][0] <= match.start():
+            if span != last_span:
+                last_span = span
+                yield match, spans[span][2]
+            continue
+        yield match, None
+
+
 def _items(text: str) -> list[_Item]:
     """The content of ``text`` in order; stopwords and negations drop out."""
-    spans = number_spans(text)
     items: list[_Item] = []
     name: list[str] = []
     name_end = -1
@@ -337,15 +353,10 @@ def _items(text: str) -> list[_Item]:
             items.append(_Item("name", frozenset(name)))
             name.clear()
 
-    span, last_span = 0, -1
-    for match in _WORD.finditer(text):
-        while span < len(spans) and spans[span][1] <= match.start():
-            span += 1
-        if span < len(spans) and spans[span][0] <= match.start():
+    for match, value in _in_order(text, number_spans(text)):
+        if value is not None:
             close_name()
-            if span != last_span:
-                items.append(_Item("number", frozenset({spans[span][2]})))
-                last_span = span
+            items.append(_Item("number", frozenset({value})))
             continue
         word = match.group()
         lower = word.lower()
@@ -410,8 +421,8 @@ def _tokens(text: str) -> list[tuple[str, frozenset[str]]]:
     spans = number_spans(text)
     dates = date_spans(text)
     out: list[tuple[str, frozenset[str]]] = []
-    span, last_span, last_date = 0, -1, -1
-    for match in _WORD.finditer(text):
+    last_date = -1
+    for match, value in _in_order(text, spans):
         date = next((d for d, (a, b) in enumerate(dates) if a <= match.start() < b), None)
         if date is not None:
             if date != last_date:
@@ -420,12 +431,8 @@ def _tokens(text: str) -> list[tuple[str, frozenset[str]]]:
                 out.append(("number", values))
                 last_date = date
             continue
-        while span < len(spans) and spans[span][1] <= match.start():
-            span += 1
-        if span < len(spans) and spans[span][0] <= match.start():
-            if span != last_span:
-                out.append(("number", frozenset({spans[span][2]})))
-                last_span = span
+        if value is not None:
+            out.append(("number", frozenset({value})))
             continue
         lower = match.group().lower()
         if lower in STOPWORDS or lower in NEGATIONS:
