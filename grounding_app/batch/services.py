@@ -400,9 +400,9 @@ class GroupRate:
 
 def group_keys(job: BatchJob) -> list[str]:
     """The metadata fields that lines of this job carry, for the group-by choice."""
-    keys: Counter[str] = Counter()
+    keys: set[str] = set()
     for (labels,) in BatchLine.objects.filter(job=job).values_list("labels")[:5000]:
-        keys.update(labels or {})
+        keys.update(labels or ())  # the names only: lines differ in which they carry
     return sorted(keys)
 
 

@@ -218,3 +218,42 @@ def test_a_source_policy_counts_cited_excluded_sources_and_goes_to_the_review(
     line = BatchLine.objects.select_related("job__source_policy").get(job=job, number=1)
     review = services.review_for(make_user("reviewer"), line)
     assert review_policy(review) == policy
+
+
+MIXED_METADATA = [
+    '{"id":"a","claim":"The sky is blue.","facts":[{"text":"The sky is blue."}]}',
+    '{"id":"b","claim":"Grass is green.","facts":[{"text":"Grass is green."}],'
+    '"meta":{"model":"m1"}}',
+    json.dumps(
+        {
+            "answerCandidate": "Snow is white.",
+            "facts": [{"factText": "Snow is white."}],
+            "userLabels": {"team": "search"},
+        }
+    ),
+]
+
+
+def test_lines_with_different_metadata_offer_every_key(fake_engine: GroundingEngine) -> None:
+    """Issue 25 item 11: a line with `meta` after one without, and two formats in one
+    file, made the group-by choice (and so the results page) fail."""
+    job = services.create_job("\n".join(MIXED_METADATA).encode(), send=False)
+    _run_all(job)
+    assert services.group_keys(job) == ["format", "model", "source", "team"]
+    groups = {g.value: g.lines for g in services.unsupported_by(job, "model")}
+    assert groups == {"(none)": 2, "m1": 1}
+
+
+@pytest.mark.parametrize("by", ["", "model", "team", "format"])
+def test_the_results_page_shows_lines_with_different_metadata(
+    fake_engine: GroundingEngine, make_user: Any, by: str
+) -> None:
+    from django.test import Client
+
+    job = services.create_job("\n".join(MIXED_METADATA).encode(), send=False)
+    _run_all(job)
+    client = Client()
+    client.force_login(make_user("reviewer"))
+    response = client.get(job.get_absolute_url(), {"by": by} if by else {})
+    assert response.status_code == 200
+    assert services.progress(job).done == 3
