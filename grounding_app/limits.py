@@ -1,11 +1,13 @@
 """What one client may send: whole requests up to a size, and requests at a rate.
 
-Rate limits count in Django's cache with fixed windows (`add` then `incr`, both atomic
-in Redis and in the local-memory cache), so every worker shares the count when the
-cache is Redis. A window lets at most `limit` through; across a window boundary a burst
-of up to twice that is possible, which is the price of one counter per client. When the
-cache itself fails the request is let through and the failure logged: a broken counter
-must not take the API down.
+Rate limits count in Django's "limits" cache with fixed windows (`add` then `incr`,
+both atomic across processes): Redis when REDIS_URL is set, else a table in the
+database (`grounding_app.counters`), so every gunicorn worker and every machine shares
+the count. A hit is counted before it is judged, so concurrent requests each see their
+own number and no more than `limit` pass. A window lets at most `limit` through; across
+a window boundary a burst of up to twice that is possible, which is the price of one
+counter per client. When the store itself fails the request is let through and the
+failure logged: a broken counter must not take the API down.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 
@@ -43,20 +45,11 @@ class RateLimit:
         """Seconds until the current window ends."""
         return self.window - int(time.time()) % self.window
 
-    def used(self, client: str) -> int:
-        if not self.limit:
-            return 0
-        try:
-            return int(cache.get(self._key(client), 0))
-        except Exception:
-            logger.exception("rate-limit cache unavailable; not limiting")
-            return 0
-
     def hit(self, client: str) -> int:
         """Count one hit and return the count in this window (0 when off)."""
         if not self.limit:
             return 0
-        key = self._key(client)
+        key, cache = self._key(client), caches["limits"]
         try:
             cache.add(key, 0, timeout=self.window + 1)
             return int(cache.incr(key))
@@ -66,6 +59,17 @@ class RateLimit:
         except Exception:
             logger.exception("rate-limit cache unavailable; not limiting")
             return 0
+
+    def release(self, client: str) -> None:
+        """Take back one hit of this window (an attempt that turned out not to count)."""
+        if not self.limit:
+            return
+        try:
+            caches["limits"].decr(self._key(client))
+        except ValueError:  # its window has ended
+            pass
+        except Exception:
+            logger.exception("rate-limit cache unavailable; hit not taken back")
 
     def exceeded(self, count: int) -> bool:
         return bool(self.limit) and count > self.limit

@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "grounding_app.retention",
     "grounding_app.policies",
     "grounding_app.batch",
+    "grounding_app.counters",
     "django_htmx",
     "template_partials",
     "csp",
@@ -219,15 +220,21 @@ SECURE_PROXY_SSL_HEADER = tuple(_proxy_ssl_header) or None
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 
-# Rate limits (grounding_app.limits). Counters live in the cache: Redis when
-# REDIS_URL is set (shared by every worker), else each process's own memory.
+# Caches. "default" (what may be recomputed: second opinions) is Redis when REDIS_URL is
+# set, else each process's memory. "limits" holds the rate-limit counters
+# (grounding_app.limits), which every gunicorn worker and machine must share: Redis when
+# set, else a table in the database (grounding_app.counters), never a process's memory.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+_REDIS_CACHE = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        _REDIS_CACHE if REDIS_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    ),
+    "limits": (
+        dict(_REDIS_CACHE)
         if REDIS_URL
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-    )
+        else {"BACKEND": "grounding_app.counters.cache.DatabaseCounterCache"}
+    ),
 }
 API_RATE_LIMIT = env_int("API_RATE_LIMIT", 600)  # requests per key and window; 0: off
 API_RATE_WINDOW = env_int("API_RATE_WINDOW", 60)  # seconds

@@ -29,7 +29,8 @@ else:
 
 # Rate-limit counters of one run must not meet another's in a shared Redis. Every test
 # signs in from 127.0.0.1, so sign-in failures are not limited unless a test says so.
-CACHES["default"]["KEY_PREFIX"] = f"test-{_RUN}"
+for _cache in CACHES.values():
+    _cache["KEY_PREFIX"] = f"test-{_RUN}"
 LOGIN_RATE_LIMIT = 0
 
 # The test client and the live server speak plain http.

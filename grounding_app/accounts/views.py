@@ -1,16 +1,20 @@
 """Sign-in with a limit on failed attempts per client address; the role-based home page.
 
-Failures are counted from Django's `user_login_failed` signal, which every sign-in form
-sends (this app's, the admin's, any added later), and every sign-in view asks
-`login_refusal` before checking a password.
+Every sign-in view asks `login_refusal` before checking a password, and that counts the
+attempt first and refuses it when the count is over the limit: concurrent wrong
+passwords each get their own number, so no more than the limit are ever checked. A
+successful sign-in takes its count back, so people behind one address who sign in
+correctly never lock each other out. A sign-in form that does not ask (one added
+later) still has its failures counted, from Django's `user_login_failed` signal.
 """
 
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
-from django.contrib.auth.signals import user_login_failed
+from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.contrib.auth.views import LoginView, redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.dispatch import receiver
@@ -20,13 +24,18 @@ from django.shortcuts import redirect, render
 from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, has_role, roles_of
 from grounding_app.limits import client_ip, login_limit
 
+# Requests whose attempt login_refusal has already counted.
+_counted: weakref.WeakSet[HttpRequest] = weakref.WeakSet()
+
 
 def login_refusal(request: HttpRequest) -> HttpResponse | None:
-    """429 for a sign-in attempt from an address over its failure limit, else None."""
+    """Count a sign-in attempt; 429 when its address is over the limit, else None."""
     limit = login_limit()
     if request.method != "POST" or not limit.limit:
         return None
-    if limit.used(client_ip(request)) < limit.limit:
+    count = limit.hit(client_ip(request))
+    _counted.add(request)
+    if not limit.exceeded(count):
         return None
     retry_after = limit.retry_after()
     response = render(
@@ -38,8 +47,14 @@ def login_refusal(request: HttpRequest) -> HttpResponse | None:
 
 @receiver(user_login_failed, dispatch_uid="count-failed-sign-ins")
 def count_failure(sender: object, request: HttpRequest | None = None, **kwargs: Any) -> None:
-    if request is not None:
+    if request is not None and request not in _counted:
         login_limit().hit(client_ip(request))
+
+
+@receiver(user_logged_in, dispatch_uid="uncount-sign-ins")
+def uncount_success(sender: object, request: HttpRequest | None = None, **kwargs: Any) -> None:
+    if request is not None and request in _counted:
+        login_limit().release(client_ip(request))
 
 
 class SignInView(LoginView):

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 import time_machine
 from django.conf import settings as django_settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
@@ -77,18 +77,18 @@ def test_a_failing_cache_lets_requests_through(
         raise ConnectionError("cache down")
 
     settings.API_RATE_LIMIT = 1
-    monkeypatch.setattr(cache, "add", broken)
+    monkeypatch.setattr(caches["limits"], "add", broken)
     key = ApiKey.issue("k")[1]
     assert [check(client, key).status_code for _ in range(3)] == [200, 200, 200]
 
 
-def test_the_cache_is_redis_when_redis_url_is_set() -> None:
-    backend = django_settings.CACHES["default"]["BACKEND"]
+def test_the_counters_are_shared_redis_or_the_database() -> None:
+    backend = django_settings.CACHES["limits"]["BACKEND"]
     if django_settings.REDIS_URL:
         assert backend == "django.core.cache.backends.redis.RedisCache"
-        assert RateLimit("probe", 5, 60).hit("me") == 1  # reaches the server
-    else:
-        assert backend == "django.core.cache.backends.locmem.LocMemCache"
+    else:  # never a process's memory: gunicorn's workers would each count alone
+        assert backend == "grounding_app.counters.cache.DatabaseCounterCache"
+    assert RateLimit("probe", 5, 60).hit("me") == 1  # reaches the store
 
 
 def _sign_in(client: Client, password: str, address: str):

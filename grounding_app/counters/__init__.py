@@ -1,0 +1,1 @@
+"""Counters every process shares through the database (rate limits without Redis)."""
