@@ -113,18 +113,30 @@ def _text(raw: str | bytes) -> str:
     return text.removeprefix("\ufeff")  # a byte-order mark some editors write
 
 
+def _unstorable(text: str) -> str | None:
+    """Why a string cannot be stored, or None: a lone surrogate has no UTF-8 form, and
+    PostgreSQL's text and jsonb refuse U+0000 (which JSON can spell as an escape)."""
+    if (where := find_lone_surrogate(text)) is not None:
+        return f"a lone surrogate at character {where}"
+    if (where := text.find("\x00")) >= 0:
+        return f"a null character (U+0000) at character {where}"
+    return None
+
+
 def _check_tree(data: object) -> None:
-    """Refuse nesting deeper than MAX_DEPTH and strings that have no UTF-8 form.
+    """Refuse nesting deeper than MAX_DEPTH and strings that cannot be stored.
 
     Walks without recursion, so nothing that reads the result meets deep nesting.
-    `\\ud800` escapes decode to lone surrogates, which nothing downstream could encode.
+    `\\ud800` and `\\u0000` escapes decode to characters that nothing downstream could
+    store (see `_unstorable`). A bad key is reported at its object's path, since the
+    key itself must not reach a message that is stored.
     """
     stack: list[tuple[object, int, str]] = [(data, 0, "")]
     while stack:
         value, depth, path = stack.pop()
         if isinstance(value, str):
-            if (where := find_lone_surrogate(value)) is not None:
-                r.fail(path, f"the string holds a lone surrogate at character {where}.")
+            if (why := _unstorable(value)) is not None:
+                r.fail(path, f"the string holds {why}.")
             continue
         if not isinstance(value, dict | list):
             continue
@@ -134,10 +146,9 @@ def _check_tree(data: object) -> None:
             stack.extend((item, depth + 1, f"{path}[{i}]") for i, item in enumerate(value))
             continue
         for key, item in value.items():
-            key_path = r.join(path, key)
-            if (where := find_lone_surrogate(key)) is not None:
-                r.fail(key_path, f"the key holds a lone surrogate at character {where}.")
-            stack.append((item, depth + 1, key_path))
+            if (why := _unstorable(key)) is not None:
+                r.fail(path, f"a key holds {why}.")
+            stack.append((item, depth + 1, r.join(path, key)))
 
 
 def decode_import(raw: str | bytes) -> object:

@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from grounding_app.batch import services
@@ -248,8 +249,6 @@ def test_lines_with_different_metadata_offer_every_key(fake_engine: GroundingEng
 def test_the_results_page_shows_lines_with_different_metadata(
     fake_engine: GroundingEngine, make_user: Any, by: str
 ) -> None:
-    from django.test import Client
-
     job = services.create_job("\n".join(MIXED_METADATA).encode(), send=False)
     _run_all(job)
     client = Client()
@@ -257,3 +256,28 @@ def test_the_results_page_shows_lines_with_different_metadata(
     response = client.get(job.get_absolute_url(), {"by": by} if by else {})
     assert response.status_code == 200
     assert services.progress(job).done == 3
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"id":"n","claim":"Nul\\u0000 here.","facts":[{"text":"Nul here."}]}',
+        '{"id":"n","claim":"Sky.","facts":[{"text":"Sky."}],"meta":{"m":"a\\u0000"}}',
+        '{"id":"n","claim":"Sky.","facts":[{"text":"Sky."}],"meta":{"\\u0000":"a"}}',
+        '{"answerCandidate":"Sky.","facts":[{"factText":"S\\u0000ky."}]}',
+        '{"id":"n","claim":"Sky.","facts":[{"text":"Sky."}],"meta":{"\\udfff":"a"}}',
+    ],
+)
+def test_a_line_holding_an_unstorable_string_fails_alone(
+    fake_engine: GroundingEngine, line: str
+) -> None:
+    """Issue 25 item 16: an escaped U+0000 (or a lone surrogate) is refused on its own
+    line, not sent to PostgreSQL, which cannot store it and lost the whole upload."""
+    data = "\n".join([grounding_line(1), line, grounding_line(3)]).encode()
+    job = services.create_job(data, send=False)
+    _run_all(job)
+    states = dict(BatchLine.objects.filter(job=job).values_list("number", "state"))
+    assert states == {1: "done", 2: "failed", 3: "done"}
+    error = BatchLine.objects.get(job=job, number=2).error
+    assert error.startswith("line 2: ")
+    assert "null character" in error or "lone surrogate" in error

@@ -18,6 +18,7 @@ from grounding_app.formats.imports import (
     MAX_IMPORT_BYTES,
     ImportFormatError,
     ImportResult,
+    decode_import,
     detect_and_parse,
 )
 
@@ -171,7 +172,10 @@ def test_snake_case_detection():
             "candidates[0].content.parts[0].text",
             "lone surrogate",
         ),
-        ('{"\\udfff": 1}', "\udfff", "lone surrogate"),
+        ('{"b": {"\\udfff": 1}}', "b", "a key holds a lone surrogate"),
+        ('{"a": "x\\u0000y"}', "a", "null character (U+0000)"),
+        ('{"a": ["\\u0000"]}', "a[0]", "null character"),
+        ('{"b": {"a\\u0000": 1}}', "b", "a key holds a null character"),
         ("", "", "empty"),
         ("  \n ", "", "empty"),
         ('{"candidates": [}', "", "line 1 column 17"),
@@ -188,6 +192,10 @@ def test_decode_errors(raw: str | bytes, field: str, message: str):
         detect_and_parse(raw)
     assert caught.value.field == field
     assert message in caught.value.message
+
+
+def test_an_escaped_backslash_before_u0000_is_not_a_null_character():
+    assert decode_import('{"a": "\\\\u0000"}') == {"a": "\\u0000"}
 
 
 def test_nesting_limit_names_the_path():
