@@ -434,6 +434,10 @@ class GroundingEngine:
             return {i: _Verdict(0.0, []) for i in claims}
         order = list(claims)
         pools = index.candidates([claims[i] for i in order], self.settings.candidates_per_query)
+        penalties = self._penalties()
+        fact_passages: dict[int, list[Passage]] = {}
+        for passage in sorted(index.passages, key=_position):
+            fact_passages.setdefault(passage.fact, []).append(passage)
         verdicts: dict[int, _Verdict] = {}
         for claim_id, pool in zip(order, pools, strict=True):
             passages = [index.passages[p] for p in pool]
@@ -446,10 +450,34 @@ class GroundingEngine:
                 verdicts[claim_id] = _Verdict(0.0, [])
                 continue
             texts = [" ".join(_readable(p.text) for p in option) for option in options]
-            scores = self.word_match.score(claims[claim_id], texts, profile(languages[claim_id]))
+            language = languages[claim_id]
+            scores = self.word_match.score(claims[claim_id], texts, profile(language))
+            # The checks read the whole of each fact an option comes from: a word swapped
+            # in from the fact's next sentence is "elsewhere in the evidence".
+            kinds: dict[tuple[int, ...], set[str]] = {}
+            for k, option in enumerate(options):
+                facts = tuple(sorted({p.fact for p in option}))
+                if facts not in kinds:
+                    reading = Reading(
+                        claims[claim_id],
+                        tuple(_readable(p.text) for f in facts for p in fact_passages[f]),
+                        language=language,
+                    )
+                    kinds[facts] = fired(reading, language, self.checks)
+                for kind in sorted(kinds[facts]):
+                    scores[k] = _discount(scores[k], penalties[kind])
             best = max(range(len(options)), key=lambda k: scores[k])
             verdicts[claim_id] = _Verdict(scores[best], list(options[best]))
         return verdicts
+
+    def _penalties(self) -> dict[str, float]:
+        """Each check kind's penalty, in logits."""
+        settings = self.settings
+        return {
+            CONTRADICTION: settings.contradiction_penalty,
+            ROLE: settings.role_penalty,
+            HEDGE: settings.hedge_penalty,
+        }
 
     def _judge_claims(
         self,
@@ -464,11 +492,7 @@ class GroundingEngine:
         settings = self.settings
         if not index.passages:
             return {i: _Verdict(0.0, []) for i in claims}
-        penalties = {
-            CONTRADICTION: settings.contradiction_penalty,
-            ROLE: settings.role_penalty,
-            HEDGE: settings.hedge_penalty,
-        }
+        penalties = self._penalties()
         order = list(claims)
         in_context = [f"{contexts[i]} {claims[i]}".strip() for i in order]
         plain = index.candidates([claims[i] for i in order], settings.candidates_per_query)
@@ -519,6 +543,7 @@ class GroundingEngine:
                     dated=align_dates(claim, evidence.text),
                     statements=tuple(p.text for p in option.passages if p.fact in index.structured),
                     names=names,
+                    language=languages[order[row]],
                 )
                 kinds = fired(reading, languages[order[row]], self.checks)
                 if others is not None:

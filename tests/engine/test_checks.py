@@ -18,7 +18,7 @@ CASES = [
 
 @pytest.mark.parametrize(("check", "language", "claim", "passages", "expected"), CASES)
 def test_case_table(check, language, claim, passages, expected):
-    reading = Reading(claim, passages, statements=passages)
+    reading = Reading(claim, passages, statements=passages, language=language)
     assert check.fires(reading) is expected
     assert (check.kind in fired(reading, language, (check,))) is expected
 

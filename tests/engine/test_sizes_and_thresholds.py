@@ -192,3 +192,26 @@ def test_a_hebrew_claim_with_the_wrong_number_is_unsupported(engine):
 def test_a_negated_hebrew_claim_is_unsupported(engine):
     fact = "הסרט יצא לאקרנים בשנת 1997 וזכה ב-11 פרסי אוסקר."
     assert not run(engine, "הסרט לא זכה בפרסי אוסקר.", [fact]).claims[0].citation_indices
+
+
+FILM = (
+    "ג'יימס קמרון ביים את הסרט טיטניק, שיצא לאקרנים בשנת 1997. "
+    "קייט וינסלט כיכבה בסרט לצד ליאונרדו דיקפריו."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "supported"),
+    [
+        ("ג'יימס קמרון ביים את הסרט טיטניק.", True),
+        ("קייט וינסלט כיכבה בסרט לצד ליאונרדו דיקפריו.", True),
+        # A name of the fact's other sentence in the copied sentence's place: every word
+        # is in the fact, so counting words alone said "supported" (0.89).
+        ("קייט וינסלט ביים את הסרט טיטניק.", False),
+        ("קייט וינסלט כיכבה בסרט לצד ג'יימס קמרון.", False),
+    ],
+)
+def test_a_hebrew_sentence_copied_with_a_name_swapped_in_is_unsupported(engine, answer, supported):
+    (claim,) = run(engine, answer, [FILM]).claims
+    assert claim.checked_by == WORD_MATCHING
+    assert bool(claim.citation_indices) is supported, claim

@@ -2,8 +2,9 @@
 
 A check reads a claim against the evidence a judge was shown and says whether that
 evidence contradicts the claim in one known way (another name or number in the claim's
-place, a number given to another role, a record's yes/no the other way round, the
-claim's action done by someone else, a hedge dropped). Each declares the languages its
+place, a copied sentence with other words of the evidence swapped in, a number given to
+another role, a record's yes/no the other way round, the claim's action done by someone
+else, a hedge dropped). Each declares the languages its
 reading is written for; the pipeline runs the checks of the claim's language and lowers
 the judge's odds by the penalty of the check's kind. Each module carries its own case
 table, both ways (what it must catch, what it must leave alone), run by
@@ -32,6 +33,8 @@ class Reading:
     statements: tuple[str, ...] = ()
     # Proper names of the facts the evidence comes from, for the role check.
     names: frozenset[str] = frozenset()
+    # The claim's language, for checks that read words through its profile.
+    language: str = "en"
 
     @property
     def claim_as_dated(self) -> str:
@@ -50,10 +53,18 @@ class Check:
 
 def registry() -> tuple[Check, ...]:
     """Every check, in the order the pipeline runs them."""
-    from grounding_app.engine.checks import hedge, misplaced_number, record_flag, role, substitution
+    from grounding_app.engine.checks import (
+        hedge,
+        misplaced_number,
+        record_flag,
+        role,
+        substitution,
+        swap,
+    )
 
     return (
         substitution.CHECK,
+        swap.CHECK,
         misplaced_number.CHECK,
         record_flag.CHECK,
         role.CHECK,
