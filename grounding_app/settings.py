@@ -290,3 +290,5 @@ BATCH_LEASE_SECONDS = env_int("BATCH_LEASE_SECONDS", 120)
 # line for a lease period (its message went with a dead worker).
 BATCH_QUEUED_TIMEOUT = env_int("BATCH_QUEUED_TIMEOUT", 3600)
 BATCH_SWEEP_SECONDS = env_int("BATCH_SWEEP_SECONDS", 15)  # how often each worker sweeps
+# Lines one API key may have waiting in its active jobs (one full-size job); 0: no bound.
+BATCH_KEY_WAITING_LINES = env_int("BATCH_KEY_WAITING_LINES", 100_000)

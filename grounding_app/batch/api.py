@@ -24,7 +24,7 @@ from grounding_app.api import errors
 from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import exports, services
+from grounding_app.batch import exports, queueing, services
 from grounding_app.batch.models import BatchJob
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.policies.models import SourcePolicy
@@ -97,6 +97,28 @@ def _threshold(raw: str) -> float | None:
     return value if 0.0 <= value <= 1.0 else None
 
 
+def _over_waiting_limit(api_key: ApiKey, body: bytes) -> JsonResponse | None:
+    """429 when this upload would leave the key more lines waiting than
+    BATCH_KEY_WAITING_LINES: the request limit counts requests, and one request may
+    queue 100,000 lines."""
+    limit = settings.BATCH_KEY_WAITING_LINES
+    if not limit:
+        return None
+    waiting = queueing.waiting_lines(api_key=api_key)
+    lines = sum(1 for line in body.split(b"\n") if line.strip())
+    if waiting + lines <= limit:
+        return None
+    response = error_response(
+        429,
+        f"Quota exceeded: this API key has {waiting:,} lines waiting in its active batch jobs"
+        f" and this job adds {lines:,}; at most {limit:,} may wait. Wait for a job to"
+        " finish or cancel one.",
+        errors.RESOURCE_EXHAUSTED,
+    )
+    response["Retry-After"] = "60"
+    return response
+
+
 @_authenticated("POST")
 def create(request: HttpRequest, api_key: ApiKey) -> HttpResponseBase:
     raw = request.GET.get("citationThreshold", str(DEFAULT_CITATION_THRESHOLD))
@@ -121,6 +143,8 @@ def create(request: HttpRequest, api_key: ApiKey) -> HttpResponseBase:
             return error_response(
                 400, f"sourcePolicy: no source policy is named {name!r}.", errors.INVALID_ARGUMENT
             )
+    if refusal := _over_waiting_limit(api_key, body):
+        return refusal
     try:
         job = services.create_job(
             body, citation_threshold=threshold, source_policy=policy, api_key=api_key

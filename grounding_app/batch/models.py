@@ -148,3 +148,16 @@ class BatchChunk(models.Model):
 
     def __str__(self) -> str:
         return f"lines {self.first}-{self.last} of batch job {self.job_id}"
+
+
+class BatchWorker(models.Model):
+    """A worker's heartbeat, written by its sweeper thread every BATCH_SWEEP_SECONDS
+    (and deleted when it stops), so `grounding_batch` can tell within seconds that no
+    worker serves the queue instead of waiting for one forever."""
+
+    name = models.CharField(max_length=200, unique=True)
+    queue = models.CharField(max_length=200)
+    seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"worker {self.name} on {self.queue}"

@@ -1,7 +1,11 @@
-"""Celery tasks of batch jobs: one task per chunk, and the sweeper every worker runs.
+"""Celery tasks of batch jobs: one message per chunk, and the sweeper every worker runs.
 
-The task body is `services.run_chunk`; everything it writes is idempotent, so Celery
-may deliver a chunk more than once (acks_late) without a line being written twice.
+A message is a doorbell (`queueing.claim_next`): the worker that takes it runs the
+fairest waiting chunk of an active job, not necessarily the one the message names, so
+messages of a cancelled job cost a query each and block nobody. The body is
+`services.run_chunk`; everything it writes is idempotent, so Celery may deliver a
+message more than once (acks_late) without a line being written twice. The sweeper
+thread also writes the worker's heartbeat.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import close_old_connections
 
-from grounding_app.batch import services
+from grounding_app.batch import queueing, services
 from grounding_app.celery import app
 
 logger = logging.getLogger(__name__)
@@ -24,8 +28,14 @@ _stop = threading.Event()
 
 @app.task(name="batch.process_chunk", acks_late=True, reject_on_worker_lost=True)
 def process_chunk(chunk_id: int) -> int:
+    """Run the fairest waiting chunk; `chunk_id`, the chunk this message was sent for,
+    only appears in the log when nothing waits any more."""
     try:
-        return services.run_chunk(chunk_id)
+        claimed = queueing.claim_next()
+        if claimed is None:
+            logger.debug("message for batch chunk %s: no chunk waits", chunk_id)
+            return 0
+        return services.run_chunk(claimed)
     finally:
         close_old_connections()
 
@@ -64,14 +74,18 @@ def prune_consumed_messages() -> None:
 
 
 def sweep_forever(interval: float) -> None:
-    while not _stop.wait(interval):
+    name = services.worker_name()
+    while True:
         try:
+            queueing.heartbeat(name)
             services.requeue_stalled()
             prune_consumed_messages()
         except Exception:
             logger.exception("batch sweeper failed; trying again in %s s", interval)
         finally:
             close_old_connections()
+        if _stop.wait(interval):
+            return
 
 
 @worker_ready.connect
@@ -88,4 +102,11 @@ def start_sweeper(**kwargs: Any) -> None:
 
 @worker_shutdown.connect
 def stop_sweeper(**kwargs: Any) -> None:
+    """Stop sweeping and say so: `grounding_batch` then knows at once nobody serves."""
     _stop.set()
+    try:
+        queueing.forget(services.worker_name())
+    except Exception:
+        logger.exception("could not remove this worker's heartbeat")
+    finally:
+        close_old_connections()

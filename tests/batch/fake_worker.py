@@ -4,6 +4,7 @@ Run as `python -m tests.batch.fake_worker NAME`; the environment says which brok
 queue and database (see conftest.py). FAKE_LINE_DELAY slows down the check of an answer
 that says "slowly", so a test can kill the worker mid-job; FAKE_ENGINE_LOG gets one
 line per check actually run, so a test can count how often the engine saw each answer.
+FAKE_POOL=prefork runs scripts/run's pool (one child) instead of the solo pool.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ set_default_engine(
 app.worker_main(
     [
         "worker",
-        "--pool=solo",
+        f"--pool={os.environ.get('FAKE_POOL', 'solo')}",
+        "--concurrency=1",
         "--loglevel=INFO",
         "--without-gossip",
         "--without-mingle",

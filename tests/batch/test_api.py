@@ -80,7 +80,6 @@ def test_errors_use_the_envelope(client: Client, key: str, settings: Any) -> Non
 
 def test_the_rate_limit_counts_batch_calls(client: Client, key: str, settings: Any) -> None:
     settings.API_RATE_LIMIT = 1
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     headers = {"x-goog-api-key": key}
     missing = "/v1/batchJobs/00000000-0000-0000-0000-000000000000"
     _error(client.get(missing, headers=headers), 404, "NOT_FOUND")
@@ -97,3 +96,15 @@ def test_a_source_policy_by_name(client: Client, key: str) -> None:
     assert ok.json()["sourcePolicy"] == "No tabloids"
     unknown = _post(client, "/v1/batchJobs?sourcePolicy=Nope", jsonl(1), key)
     assert "sourcePolicy" in _error(unknown, 400, "INVALID_ARGUMENT")
+
+
+def test_a_key_may_have_only_so_many_lines_waiting(client: Client, key: str, settings) -> None:
+    settings.BATCH_KEY_WAITING_LINES = 5
+    assert _post(client, "/v1/batchJobs", jsonl(4), key).status_code == 200
+    refused = _post(client, "/v1/batchJobs", jsonl(2), key)
+    message = _error(refused, 429, "RESOURCE_EXHAUSTED")
+    assert "4 lines waiting" in message and "at most 5" in message
+    assert refused["Retry-After"]
+    assert _post(client, "/v1/batchJobs", jsonl(2), ApiKey.issue("other")[1]).status_code == 200
+    services.cancel(BatchJob.objects.filter(total=4).get())  # cancelled lines wait no more
+    assert _post(client, "/v1/batchJobs", jsonl(5), key).status_code == 200

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from grounding_app.batch import services
+from grounding_app.batch import queueing, services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from tests.batch.conftest import Workers, jsonl, wait_for
 
@@ -49,3 +49,24 @@ def test_a_cancelled_job_stops(shared_workers: Workers) -> None:
     assert _finished(job) == stopped < 200
     assert _status(job) == BatchJob.Status.CANCELLED
     assert BatchLine.objects.filter(job=job, state=BatchLine.State.PENDING).count() == 200 - stopped
+
+
+def test_a_cancelled_job_does_not_hold_up_the_next(workers: Workers, settings) -> None:
+    # scripts/run's prefork pool, whose consumer takes about one message a second when
+    # each task is over at once, as those of a cancelled job are.
+    workers.env["FAKE_POOL"] = "prefork"
+    workers.start()
+    settings.BATCH_CHUNK_LINES = 1  # one broker message per line: 300 of them
+    big = services.create_job(jsonl(300, slow=True), name="big.jsonl")
+    wait_for(lambda: _finished(big) >= 2, 60, "the big job to start")
+    assert services.cancel(big)
+    started = time.monotonic()
+    small = services.create_job(jsonl(1), name="one.jsonl")
+    wait_for(lambda: _status(small) == BatchJob.Status.DONE, 15, "the one-line job")
+    assert time.monotonic() - started < 15
+    assert _finished(big) < 300
+
+
+def test_the_worker_writes_a_heartbeat(shared_workers: Workers) -> None:
+    # Every sweep (each second here) writes it; the previous test's flush removed it.
+    wait_for(lambda: queueing.live_workers() >= 1, 10, "a heartbeat")

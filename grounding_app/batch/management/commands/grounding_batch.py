@@ -5,7 +5,10 @@
 The job runs on the Celery workers (start them with `celery -A grounding_app.celery
 worker`, as scripts/run does), appears on the batch pages like any other, and OUT gets
 the results export (one JSON line per input line). `--local` checks the lines in this
-process instead, with no broker and no worker. Ctrl-C cancels the job.
+process instead, with no broker and no worker. When no worker has written a heartbeat
+lately (none runs, or the last one stopped mid-job) the command says so, with how to
+start one, and checks the remaining lines itself rather than wait forever. Ctrl-C
+cancels the job.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from grounding_app.batch import exports, services
+from grounding_app.batch import exports, queueing, services
 from grounding_app.batch.models import BatchChunk, BatchJob
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.policies.models import SourcePolicy
@@ -55,12 +58,13 @@ class Command(BaseCommand):
             )
         except (OSError, services.BatchInputError) as exc:
             raise CommandError(str(exc)) from exc
-        self.stderr.write(f"Job {job.public_id}: {job.total} lines")
+        # Information, not an error: Django would print stderr in red.
+        self.stderr.write(f"Job {job.public_id}: {job.total} lines", style_func=_plain)
         try:
             self._follow(job, options["local"], options["poll"])
         except KeyboardInterrupt:
             services.cancel(job)
-            self.stderr.write("Cancelled; the lines checked so far are written.")
+            self.stderr.write("Cancelled; the lines checked so far are written.", _plain)
         job.refresh_from_db()
         with options["output"].open("w", encoding="utf-8") as out:
             out.writelines(exports.jsonl_lines(job))
@@ -84,15 +88,31 @@ class Command(BaseCommand):
                 return progress
 
             update()
-            if local:
-                chunks = BatchChunk.objects.filter(job=job).order_by("first")
-                for chunk_id in chunks.values_list("pk", flat=True):
-                    services.run_chunk(chunk_id)
-                    update()
-                return
             while True:
                 job.refresh_from_db(fields=["status", "started_at"])
                 update()
                 if not job.active:
                     return
+                if not local and not queueing.live_workers():
+                    bar.clear()
+                    self.stderr.write(NO_WORKER, style_func=self.style.WARNING)
+                    local = True
+                if local:
+                    chunks = BatchChunk.objects.filter(job=job).exclude(state=BatchChunk.State.DONE)
+                    for chunk_id in chunks.order_by("first").values_list("pk", flat=True):
+                        services.run_chunk(chunk_id)
+                        update()
+                    return
                 time.sleep(poll)
+
+
+NO_WORKER = (
+    "No batch worker is running, so this process checks the lines itself (as --local "
+    "does). To use workers, start one beside the server:\n"
+    "    .venv/bin/celery -A grounding_app.celery worker --concurrency=2\n"
+    "(scripts/run starts one), or pass --local to skip this check."
+)
+
+
+def _plain(text: str) -> str:
+    return text

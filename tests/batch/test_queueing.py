@@ -1,0 +1,55 @@
+"""Which chunk a broker message runs: the least-served active job's, never a cancelled
+job's; every waiting chunk is claimed once."""
+
+from __future__ import annotations
+
+import pytest
+
+from grounding_app.batch import queueing, services
+from grounding_app.batch.models import BatchChunk, BatchJob
+from tests.batch.conftest import jsonl
+
+pytestmark = pytest.mark.django_db
+
+
+def _job(lines: int, settings) -> BatchJob:
+    settings.BATCH_CHUNK_LINES = 1
+    return services.create_job(jsonl(lines), send=False)
+
+
+def _job_of(chunk_id: int | None) -> int | None:
+    return None if chunk_id is None else BatchChunk.objects.get(pk=chunk_id).job_id
+
+
+def test_a_cancelled_jobs_chunks_are_never_claimed(settings) -> None:
+    big = _job(50, settings)
+    services.cancel(big)
+    assert queueing.claim_next() is None
+    small = _job(1, settings)
+    assert _job_of(queueing.claim_next()) == small.pk
+
+
+def test_the_least_served_job_goes_first(settings) -> None:
+    big = _job(30, settings)
+    first = [_job_of(queueing.claim_next()) for _ in range(3)]
+    assert first == [big.pk] * 3
+    small = _job(2, settings)  # uploaded later, but nothing of it has started
+    assert [_job_of(queueing.claim_next()) for _ in range(2)] == [small.pk, small.pk]
+    assert _job_of(queueing.claim_next()) == big.pk
+
+
+def test_each_chunk_is_claimed_once(settings) -> None:
+    job = _job(4, settings)
+    claimed = [queueing.claim_next() for _ in range(5)]
+    assert claimed[-1] is None
+    assert sorted(claimed[:4]) == sorted(
+        BatchChunk.objects.filter(job=job).values_list("pk", flat=True)
+    )
+    assert set(BatchChunk.objects.values_list("state", flat=True)) == {BatchChunk.State.RUNNING}
+
+
+def test_waiting_lines_count_pending_lines_of_active_jobs(settings, make_user) -> None:
+    user = make_user("reviewer")
+    settings.BATCH_CHUNK_LINES = 20
+    services.create_job(jsonl(6, bad=(2,)), user=user, send=False)
+    assert queueing.waiting_lines(created_by=user) == 5
