@@ -26,6 +26,8 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import celeryd_init
+from kombu.transport import TRANSPORT_ALIASES
+from kombu.transport import sqlalchemy as kombu_sqlalchemy
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_app.settings")
 
@@ -35,6 +37,35 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_app.settings")
 # is wrong for us; the warning would only reach every worker's start log and the tests.
 warnings.filterwarnings(
     "ignore", message=r"The ``noload`` loader strategy is deprecated", category=DeprecationWarning
+)
+
+
+class RecoveringChannel(kombu_sqlalchemy.Channel):
+    """kombu's SQLAlchemy channel, giving its database connection back when it closes.
+
+    kombu's own never closes its session, so each reconnect after a failed write (a
+    read-only or full `var/`) kept one pooled connection; after 15 the pool was
+    exhausted, the wait for a connection timed out, and Celery stopped the worker as an
+    "Unrecoverable error". Closing the session returns the connection, so the worker
+    reconnects for as long as the fault lasts and carries on after it.
+    """
+
+    def close(self) -> None:
+        try:
+            super().close()  # gives unacknowledged messages back, through the session
+        finally:
+            if self._session is not None:
+                self._session.close()
+                self._session = None
+
+
+class RecoveringTransport(kombu_sqlalchemy.Transport):
+    Channel = RecoveringChannel
+
+
+# The `sqla+...` broker URLs (the embedded default) get the recovering transport.
+TRANSPORT_ALIASES["sqla"] = TRANSPORT_ALIASES["sqlalchemy"] = (
+    "grounding_app.celery:RecoveringTransport"
 )
 
 app = Celery("grounding_app")

@@ -4,16 +4,22 @@ Run as `python -m tests.batch.fake_worker NAME`; the environment says which brok
 queue and database (see conftest.py). FAKE_LINE_DELAY slows down the check of an answer
 that says "slowly", so a test can kill the worker mid-job; FAKE_ENGINE_LOG gets one
 line per check actually run, so a test can count how often the engine saw each answer.
-FAKE_POOL=prefork runs scripts/run's pool (one child) instead of the solo pool.
+FAKE_POOL=prefork runs scripts/run's pool (one child) instead of the solo pool. While
+the file FAKE_BROKER_READONLY names exists, every write to the embedded broker's SQLite
+file fails as it does on a read-only `var/` (running as root, a test cannot make a file
+unwritable with chmod).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 import time
 
 import django
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_app.settings")
 django.setup()
@@ -31,6 +37,20 @@ from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS  # noqa: E402
 
 DELAY = float(os.environ.get("FAKE_LINE_DELAY", "0"))
 LOG = os.environ.get("FAKE_ENGINE_LOG", "")
+READONLY_FLAG = os.environ.get("FAKE_BROKER_READONLY", "")
+BROKER_FILE = os.environ.get("CELERY_BROKER_URL", "").removeprefix("sqla+sqlite:///")
+WRITES = ("insert", "update", "delete", "begin immediate", "create")
+
+
+@event.listens_for(Engine, "before_cursor_execute")
+def readonly_broker(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+    if (
+        READONLY_FLAG
+        and os.path.exists(READONLY_FLAG)
+        and conn.engine.url.database == BROKER_FILE
+        and statement.lstrip().lower().startswith(WRITES)
+    ):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
 
 
 class SlowLoggedEngine(GroundingEngine):
