@@ -8,14 +8,23 @@ nofollow"`; images become links to their source (no remote image is ever loaded)
 Claims are UTF-8 byte spans into the raw text, which Markdown rewrites. So the caller
 names char positions ("points"); each becomes a private-use sentinel character inserted
 into the raw text before rendering, and survives into the output, where the caller
-turns it into a marker. A sentinel must not break Markdown, nor be lost:
+turns it into a marker. Only a text in which no character could be taken for a sentinel
+is rendered this way (`can_place`: none written raw, none as a numeric entity, which
+markdown-it decodes), so every sentinel in the output is one of ours, and nothing of the
+user's is ever decoded or deleted to find them. A sentinel must not break Markdown, nor
+be lost:
 
-- a point at the start of a line moves past the list, heading or quote prefix;
+- a point at the start of a line moves past the list, heading or quote prefix; one on
+  a blank line, to the end of the line before (it would join the blocks around it);
 - a point right after a closing `*`, `_` or `~` run moves before it (else the run would
   no longer close its emphasis);
 - a point inside a code block goes into its own paragraph right after the block;
 - a point inside a code span, link text or link URL, or image, moves to the end of
-  that construct (after `</code>` or `</a>`);
+  that construct (after `</code>` or `</a>`); one inside an entity (`&amp;`) or a
+  reference link's label, past it;
+- a point that still reaches a link destination is taken out of it before markdown-it
+  normalises and checks the URL (`_Parser.normalizeLink`), so the href is exactly what
+  the URL alone gives, and the point follows the link;
 - a point that no construct printed (e.g. inside a link reference definition) is
   appended at the end, so every point appears exactly once.
 """
@@ -42,8 +51,10 @@ from grounding_app.rendering.links import LINK_REL
 _BASE = 0xE000
 MAX_POINTS = 0xF8FF - _BASE + 1
 _SENTINEL = re.compile("[\ue000-\uf8ff]")
-# The UTF-8 of such a code point, percent-encoded as markdown-it writes it in hrefs.
-_ENCODED = re.compile(r"%E[EF]%[89AB][0-9A-F]%[89AB][0-9A-F]", re.IGNORECASE)
+# Numeric character references, as markdown-it decodes them (`common/entities`), and
+# any reference a point must not split.
+_NUMERIC_ENTITY = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
+_ENTITY = re.compile(r"&(?:#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{1,31});")
 _LINE_PREFIX = re.compile(r"(?:[ \t]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+|#{1,6}[ \t]+|>[ \t]?))*")
 # URLs in the raw text: a sentinel there would become part of the href (a host name
 # would even be punycoded), so points inside move to the end of the construct first.
@@ -55,6 +66,9 @@ _URLS = re.compile(
     r"|^[ ]{0,3}\[[^\]\n]+\]:[^\n]*",  # link reference definition
     re.MULTILINE,
 )
+_DEFINITION_LABEL = re.compile(r"[ ]{0,3}\[([^\]\n]+)\]:")
+# A reference link, `[text]`, `[text][]` or `[text][label]`: its label must stay whole.
+_REFERENCE = re.compile(r"\[([^\[\]\n]+)\](?:\[([^\[\]\n]*)\])?")
 _TAG = re.compile(r"(<[^>]*>)")
 _TAG_NAME = re.compile(r"</?([a-zA-Z0-9]+)")
 _HOLDERS = frozenset({"a", "code", "pre"})  # constructs a point may not stay inside
@@ -103,9 +117,27 @@ def _image(
     return f'<a href="{src}" rel="{LINK_REL}">image: {escapeHtml(alt)}</a>'
 
 
+class _Parser(MarkdownIt):
+    """markdown-it with the points kept out of what it does to link destinations."""
+
+    def normalizeLink(self, url: str) -> str:
+        """The URL normalised without the points in it, which follow it in the href
+        (where `_relocate` finds them): markdown-it and bleach judge the URL as written."""
+        points = "".join(_SENTINEL.findall(url))
+        return str(super().normalizeLink(_SENTINEL.sub("", url))) + points
+
+    def normalizeLinkText(self, link: str) -> str:
+        """An autolink's text, percent-decoded unless that would write a character that
+        reads as a point (then as written), followed by the points that stood in it."""
+        points = "".join(_SENTINEL.findall(link))
+        link = _SENTINEL.sub("", link)
+        text = str(super().normalizeLinkText(link))
+        return (link if _SENTINEL.search(text) else text) + points
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    md = _Parser("commonmark", {"html": False}).enable(["table", "strikethrough"])
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("image", _image)
     return md
@@ -127,9 +159,19 @@ def looks_like_markdown(text: str, tokens: list[Token] | None = None) -> bool:
     return False
 
 
+def _decodes_to_sentinel(match: re.Match[str]) -> bool:
+    code = int(match[1], 16) if match[1] else int(match[2])
+    return _BASE <= code < _BASE + MAX_POINTS
+
+
 def can_place(text: str, points: int) -> bool:
-    """Whether the points fit and the text holds no character we would mistake for one."""
-    return points <= MAX_POINTS and _SENTINEL.search(text) is None
+    """Whether the points fit and the text holds no character we would mistake for one,
+    written raw or as a numeric character reference."""
+    return (
+        points <= MAX_POINTS
+        and _SENTINEL.search(text) is None
+        and not any(_decodes_to_sentinel(m) for m in _NUMERIC_ENTITY.finditer(text))
+    )
 
 
 def sentinel(point: int) -> str:
@@ -150,9 +192,18 @@ def _code_blocks(text: str, tokens: list[Token]) -> list[tuple[int, int]]:
     return blocks
 
 
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
 def _adjust(text: str, at: int) -> int:
     """Where a point at `at` can stand without changing what the Markdown means."""
     line_start = text.rfind("\n", 0, at) + 1
+    while line_start and not text[line_start : _line_end(text, at)].strip(" \t"):
+        # On a blank line a point would join the blocks around it: end of the line before.
+        at = line_start - 1
+        line_start = text.rfind("\n", 0, at) + 1
     prefix = _LINE_PREFIX.match(text, line_start)
     if prefix is not None and prefix.end() >= at:
         return prefix.end()
@@ -161,9 +212,42 @@ def _adjust(text: str, at: int) -> int:
     return at
 
 
+def _label(text: str) -> str:
+    """A reference label as markdown-it compares them (`normalizeReference`)."""
+    return " ".join(text.split()).lower().upper()
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _spans(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Char spans a point moves to the end of (URLs, entities, reference links; merged
+    and sorted), and the reference definitions, which print nothing."""
+    moves: list[tuple[int, int]] = []
+    definitions: list[tuple[int, int]] = []
+    for match in _URLS.finditer(text):
+        (moves if match[0].startswith(("<", "]")) else definitions).append(match.span())
+    labels = set()
+    for start, _ in definitions:
+        label = _DEFINITION_LABEL.match(text, start)
+        if label is not None:
+            labels.add(_label(label[1]))
+    if labels:
+        moves.extend(m.span() for m in _REFERENCE.finditer(text) if _label(m[2] or m[1]) in labels)
+    moves.extend(m.span() for m in _ENTITY.finditer(text))
+    return _merged(moves), definitions
+
+
 def _with_sentinels(text: str, points: Sequence[int], tokens: list[Token]) -> str:
     blocks = _code_blocks(text, tokens)
-    urls = list(_URLS.finditer(text))
+    moves, definitions = _spans(text)
     inserts: dict[int, list[str]] = {}  # char position -> what goes there, in order
     for point, at in enumerate(points):
         block_end = next((end for start, end in blocks if start <= at <= end), None)
@@ -171,10 +255,10 @@ def _with_sentinels(text: str, points: Sequence[int], tokens: list[Token]) -> st
             marks = inserts.setdefault(block_end, ["\n\n", "\n\n"])
             marks.insert(-1, sentinel(point))
             continue
-        url = next((m for m in urls if m.start() < at < m.end()), None)
-        if url is not None and not url[0].startswith(("<", "]")):
-            continue  # inside a reference definition, which prints nothing: appended
-        at = _adjust(text, at if url is None else url.end())
+        if any(start <= at <= end for start, end in definitions):
+            continue  # appended at the end
+        at = next((end for start, end in moves if start < at < end), at)
+        at = _adjust(text, at)
         inserts.setdefault(at, []).append(sentinel(point))
     out: list[str] = []
     last = 0
@@ -184,10 +268,6 @@ def _with_sentinels(text: str, points: Sequence[int], tokens: list[Token]) -> st
         last = at
     out.append(text[last:])
     return "".join(out)
-
-
-def _decode_encoded(match: re.Match[str]) -> str:
-    return bytes.fromhex(match[0].replace("%", "")).decode("utf-8")
 
 
 def _relocate(rendered: str) -> str:
@@ -204,8 +284,8 @@ def _relocate(rendered: str) -> str:
                 token = _SENTINEL.sub("", token)
             out.append(token)
             continue
-        found = _SENTINEL.findall(_ENCODED.sub(_decode_encoded, token))
-        token = _SENTINEL.sub("", _ENCODED.sub("", token))
+        found = _SENTINEL.findall(token)  # in an href only through `_Parser.normalizeLink`
+        token = _SENTINEL.sub("", token)
         name_match = _TAG_NAME.match(token)
         name = name_match[1].lower() if name_match else ""
         closing = token.startswith("</")
@@ -216,9 +296,9 @@ def _relocate(rendered: str) -> str:
         if name in _HOLDERS and closing:
             depth = max(0, depth - 1)
         if not depth and held:
-            out.append("".join(sorted(held)))
+            out.append("".join(sorted(set(held))))  # an autolink's text and href hold one twice
             held = []
-    out.append("".join(sorted(held)))
+    out.append("".join(sorted(set(held))))
     return "".join(out)
 
 

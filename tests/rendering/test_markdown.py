@@ -227,3 +227,121 @@ def test_one_module_renders_untrusted_html() -> None:
         if re.search(r"^\s*(from|import) (bleach|markdown_it)\b", path.read_text(), re.M)
     )
     assert users == ["grounding_app/rendering/markdown.py"]
+
+
+# --- user URLs are never rewritten (issue 25 item 12) -------------------------------------
+
+# (URL as written, href expected): markdown-it's own normalisation (percent-encoding of
+# non-ASCII, punycode hosts) and nothing else, whatever points stand in or near it.
+URLS_KEPT = [
+    ("http://example.com/%EF%A3%BF", "http://example.com/%EF%A3%BF"),
+    ("http://example.com/%ee%80%80", "http://example.com/%ee%80%80"),
+    (
+        "https://ja.wikipedia.org/wiki/%EF%BD%B6%EF%BE%80%EF%BD%B6%EF%BE%85",
+        "https://ja.wikipedia.org/wiki/%EF%BD%B6%EF%BE%80%EF%BD%B6%EF%BE%85",
+    ),
+    (
+        "https://ja.wikipedia.org/wiki/ｶﾀｶﾅ",
+        "https://ja.wikipedia.org/wiki/%EF%BD%B6%EF%BE%80%EF%BD%B6%EF%BE%85",
+    ),
+    ("https://example.com/%E2%9D%A4%EF%B8%8F", "https://example.com/%E2%9D%A4%EF%B8%8F"),
+    ("https://example.com/❤️", "https://example.com/%E2%9D%A4%EF%B8%8F"),
+    (
+        "https://example.com/%EE%80%80?q=%EF%BF%BD#%EF%A3%BF",
+        "https://example.com/%EE%80%80?q=%EF%BF%BD#%EF%A3%BF",
+    ),
+    ("https://bücher.example/%EF%A3%BF", "https://xn--bcher-kva.example/%EF%A3%BF"),
+    ("https://example.com/a_(b)", "https://example.com/a_(b)"),
+]
+LINK_SHAPES = [
+    "See [docs]({url}) now.",
+    'See [docs]({url} "Docs") now.',
+    "See <{url}> now.",
+    "See ![pic]({url}) now.",
+    "See [docs][r] now.\n\n[r]: {url}\n",
+]
+
+
+def _hrefs(html: str) -> list[str]:
+    return re.findall(r'href="([^"]*)"', html)
+
+
+@pytest.mark.parametrize("shape", LINK_SHAPES)
+@pytest.mark.parametrize(("url", "href"), URLS_KEPT)
+def test_user_urls_come_out_byte_identical_wherever_the_points_are(
+    url: str, href: str, shape: str
+) -> None:
+    text = shape.format(url=url)
+    assert _hrefs(render_markdown(text)) == [href]
+    for at in range(len(text) + 1):
+        html = render_markdown(text, [0, at, len(text)])
+        assert _hrefs(html) == [href], at
+        for i in range(3):
+            assert html.count(sentinel(i)) == 1, (at, i)
+
+
+def test_a_percent_encoded_private_use_character_does_not_break_the_answer() -> None:
+    text = "Read [docs](http://example.com/%EF%A3%BF). It helps."
+    sentences = ["Read [docs](http://example.com/%EF%A3%BF).", "It helps."]
+    rendered = render_candidate(_candidate(text, sentences, {1: "helps"}), 0, markdown=True)
+    html = rendered.parts_html[0]
+    assert rendered.markdown
+    assert _hrefs(html) == ["http://example.com/%EF%A3%BF"]
+    assert html.count('class="ann sr-only"') == 2
+    assert '<span class="unsupported-word">helps</span>' in html
+
+
+# Each must lose its link (or stay a harmless http(s) one) and never gain a scheme.
+HOSTILE_URLS = [
+    "java%EE%80%80script:alert(1)",
+    "%EE%80%80javascript:alert(1)",
+    "java&#xE000;script:alert(1)",
+    "&#xE000;javascript:alert(1)",
+    "javascript&#xE000;:alert(1)",
+    "java%EF%A3%BFscript:alert(1)",
+    "data%EE%80%80:text/html,<script>alert(1)</script>",
+]
+
+
+@pytest.mark.parametrize("shape", LINK_SHAPES)
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_hostile_urls_are_not_turned_into_schemes(url: str, shape: str) -> None:
+    text = shape.format(url=url)
+    for points in ([], [0, len(text)], [0, text.index(url) + 4, len(text)]):
+        html = render_markdown(text, points)
+        for href in _hrefs(html):
+            assert _scheme(href) in ("", "http", "https"), href
+
+
+def _scheme(href: str) -> str:
+    """The scheme a browser reads from an href ("" for a relative one)."""
+    cleaned = re.sub("[\t\n\r]", "", href.strip("\x00- "))
+    match = re.match(r"([a-zA-Z][a-zA-Z0-9+.-]*):", cleaned)
+    return match[1].lower() if match else ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Icon &#xE000; here.",
+        "Icon &#57344; here.",
+        "Icon &#XF8FF; here.",
+        "See [x](https://a.org/&#xE001;) here.",
+    ],
+)
+def test_entities_that_decode_to_points_are_not_placed(text: str) -> None:
+    """markdown-it decodes numeric entities: one in the private-use area would be read
+    as a point, so such a text is shown plain."""
+    assert not can_place(text, 2)
+    sentences = [text]
+    rendered = render_candidate(_candidate(text, sentences, {}), 0, markdown=True)
+    assert not rendered.markdown
+    assert rendered.parts_html[0].count('class="ann sr-only"') == 1
+
+
+def test_a_point_inside_an_entity_moves_past_it() -> None:
+    text = "Tom &amp; Jerry &#169; 2024."
+    for at in range(len(text) + 1):
+        html = render_markdown(text, [at])
+        assert re.sub("[\ue000-\uf8ff]", "", html) == "<p>Tom &amp; Jerry © 2024.</p>\n", at
+        assert html.count(sentinel(0)) == 1
