@@ -28,6 +28,11 @@ def _role_action(role: str, give: bool) -> Action:
 
     @admin.action(description=f"{verb} the {role} role", permissions=["change"])
     def action(model_admin: admin.ModelAdmin, request: HttpRequest, users: QuerySet[User]) -> None:
+        # The change form refuses a superuser to an admin who is not one; so do actions.
+        skipped = 0
+        if not request.user.is_superuser:
+            skipped = users.filter(is_superuser=True).count()
+            users = users.filter(is_superuser=False)
         group = Group.objects.get_or_create(name=role)[0]
         if give:
             group.user_set.add(*users)
@@ -38,6 +43,12 @@ def _role_action(role: str, give: bool) -> Action:
             f"{verb} the {role} role: {users.count()} user(s).",
             messages.SUCCESS,
         )
+        if skipped:
+            model_admin.message_user(
+                request,
+                f"{skipped} superuser(s) left unchanged: only a superuser may change them.",
+                messages.WARNING,
+            )
 
     action.__name__ = f"{'give' if give else 'take'}_{role}_role"
     return action
