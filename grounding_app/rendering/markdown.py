@@ -2,8 +2,10 @@
 
 The one module that renders untrusted HTML: CommonMark (markdown-it-py, raw HTML off,
 plus tables and strikethrough) and then bleach with an allow-list, so it can be swapped
-for nh3 here alone. Links keep only http(s) hrefs and get `rel="noopener noreferrer
-nofollow"`; images become links to their source (no remote image is ever loaded).
+for nh3 here alone. Only absolute http(s) URLs become links, with `rel="noopener
+noreferrer nofollow"`; any other link (relative, `//host`, `mailto:`, `javascript:`)
+stays the text it was written as. Images become links to their source (no remote image
+is ever loaded).
 
 Claims are UTF-8 byte spans into the raw text, which Markdown rewrites. So the caller
 names char positions ("points"); each becomes a private-use sentinel character inserted
@@ -43,7 +45,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from grounding_app.rendering.links import LINK_REL
+from grounding_app.rendering.links import LINK_REL, safe_href
 
 # The Private Use Area of the Basic Multilingual Plane (html5lib, under bleach, reads
 # BMP characters faster than astral ones). A text that holds any of them itself is
@@ -125,6 +127,11 @@ class _Parser(MarkdownIt):
         (where `_relocate` finds them): markdown-it and bleach judge the URL as written."""
         points = "".join(_SENTINEL.findall(url))
         return str(super().normalizeLink(_SENTINEL.sub("", url))) + points
+
+    def validateLink(self, url: str) -> bool:
+        """The link policy (`links.safe_href`): a link to anything but an absolute
+        http(s) URL with a host is not a link, so markdown-it leaves it as text."""
+        return safe_href(_SENTINEL.sub("", url)) is not None
 
     def normalizeLinkText(self, link: str) -> str:
         """An autolink's text, percent-decoded unless that would write a character that
