@@ -6,6 +6,10 @@ view is logged and answered 503 UNAVAILABLE when the database is locked or out o
 exception's text. Errors Django answers itself with a page (no such path, a bad Host
 header, a crash in another middleware) are turned into the envelope with their status.
 
+Pages get the same 503 when the database is locked or read-only: a short page saying to
+try again in a moment (templates/503.html, rendered without the request's context, since
+that would read the database again), never a bare 500.
+
 It must wrap every middleware that can answer an error, and sit inside
 SecurityMiddleware so that its answers still carry the security headers.
 """
@@ -17,8 +21,9 @@ from collections.abc import Callable
 
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.db.utils import InterfaceError, OperationalError
-from django.http import Http404, HttpRequest, HttpResponseBase, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.http.multipartparser import MultiPartParserError
+from django.template.loader import render_to_string
 
 from grounding_app.api import errors
 
@@ -46,8 +51,12 @@ class ApiErrorMiddleware:
             return errors.envelope_for(response, request.path)
         return response
 
-    def process_exception(self, request: HttpRequest, exception: Exception) -> JsonResponse | None:
-        if not errors.is_api_path(request.path_info) or isinstance(exception, _CLIENT_ERRORS):
+    def process_exception(
+        self, request: HttpRequest, exception: Exception
+    ) -> HttpResponseBase | None:
+        if not errors.is_api_path(request.path_info):
+            return _unavailable_page(request, exception)
+        if isinstance(exception, _CLIENT_ERRORS):
             return None
         # request.path, never the query string: it may hold the API key (?key=).
         if isinstance(exception, _UNAVAILABLE):
@@ -59,3 +68,15 @@ class ApiErrorMiddleware:
             )
         logger.error("Internal error: %s %s", request.method, request.path, exc_info=exception)
         return errors.error_response(500, "Internal error encountered.", errors.INTERNAL)
+
+
+RETRY_AFTER_SECONDS = 30
+
+
+def _unavailable_page(request: HttpRequest, exception: Exception) -> HttpResponse | None:
+    if not isinstance(exception, _UNAVAILABLE):
+        return None
+    logger.error("Database unavailable: %s %s", request.method, request.path, exc_info=exception)
+    response = HttpResponse(render_to_string("503.html"), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response

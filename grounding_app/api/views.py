@@ -7,10 +7,13 @@ so the official clients raise the exception a developer expects.
 from __future__ import annotations
 
 import logging
+import uuid
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError, connection, transaction
 from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from grounding_app import engine
@@ -18,6 +21,7 @@ from grounding_app.api import errors
 from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
 from grounding_app.api.models import ApiKey
+from grounding_app.counters.models import SharedCounter
 from grounding_app.formats.check_grounding import (
     FormatError,
     decode_json_body,
@@ -69,11 +73,46 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 def readyz(request: HttpRequest) -> JsonResponse:
-    """Readiness: 503 until the engine has loaded; the first probe starts the load."""
+    """Readiness: 503 until the engine has loaded (the first probe starts the load), and
+    while the database cannot be written, which reads alone would never notice."""
     engine.warm_up_in_background()
-    if engine.is_ready():
-        return JsonResponse({"status": "ready"})
-    return error_response(503, "The grounding engine is still loading.", errors.UNAVAILABLE)
+    if not engine.is_ready():
+        return error_response(503, "The grounding engine is still loading.", errors.UNAVAILABLE)
+    if not database_writable():
+        return error_response(503, "The database cannot be written to.", errors.UNAVAILABLE)
+    return JsonResponse({"status": "ready"})
+
+
+class _RolledBack(Exception):
+    pass
+
+
+PROBE_BUSY_MS = 2000  # a probe waits this long for SQLite's write lock, not 20 s
+
+
+def database_writable() -> bool:
+    """Insert a row and roll it back: a read-only file or server refuses the insert, a
+    lock held longer than PROBE_BUSY_MS fails it; nothing is left behind."""
+    sqlite = connection.vendor == "sqlite"
+    try:
+        if sqlite:
+            with connection.cursor() as cursor:
+                cursor.execute(f"PRAGMA busy_timeout = {PROBE_BUSY_MS}")
+        with transaction.atomic():
+            SharedCounter.objects.create(
+                key=f"readyz:{uuid.uuid4().hex}", count=0, expires=timezone.now()
+            )
+            raise _RolledBack
+    except _RolledBack:
+        return True
+    except DatabaseError:
+        logger.warning("readiness: the database cannot be written to", exc_info=True)
+        return False
+    finally:
+        if sqlite:
+            busy_ms = int(connection.settings_dict["OPTIONS"].get("timeout", 5) * 1000)
+            with connection.cursor() as cursor:
+                cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
 
 
 @csrf_exempt
