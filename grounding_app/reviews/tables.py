@@ -71,7 +71,7 @@ def _score_cell(claim: ClaimView) -> str:
             '<span class="confidence" title="Confidence per cited source">'
             f"conf. {escape(claim.confidence_text)}</span>"
         )
-    return f'<td class="score">{score}</td>'
+    return f'<td class="score" data-label="Score">{score}</td>'
 
 
 def _mine_cell(
@@ -104,7 +104,7 @@ def _mine_cell(
             f'<time datetime="{mine.set_at.isoformat()}">'
             f"{mine.set_at:%d %b %Y, %H:%M} UTC</time></p>"
         )
-    return f'<td class="mine">{"".join(out)}</td>'
+    return f'<td class="mine" data-label="Reviewer">{"".join(out)}</td>'
 
 
 def rows_html(
@@ -143,9 +143,10 @@ def rows_html(
             f'data-sources="{claim.source_anchors}" tabindex="0">'
             f'<td class="num">{claim.number}</td>'
             f"{_claim_cell(claim)}"
-            f'<td><span class="badge v-{claim.verdict}">{claim.verdict_label}</span></td>'
+            f'<td class="verdict"><span class="badge v-{claim.verdict}">'
+            f"{claim.verdict_label}</span></td>"
             f"{_score_cell(claim)}"
-            f'<td class="cites">{cites}</td>'
+            f'<td class="cites" data-label="Sources">{cites}</td>'
             f"{_mine_cell(candidate.index, claim, verdict, form, query)}</tr>"
         )
     return "\n".join(out)
