@@ -40,6 +40,22 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def owner_only(path: Path) -> None:
+    """Create `path` readable by its owner alone, or make it so.
+
+    The database and the embedded broker hold answers, facts and sessions; SQLite would
+    create them with the umask (usually 0644, world-readable), and it gives the -wal and
+    -journal files beside them the database file's own mode. A path that cannot be
+    created or changed (a read-only `var/`) is left for the database to report.
+    """
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+    except OSError:
+        pass
+
+
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name, "")
     try:
@@ -128,7 +144,9 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    (BASE_DIR / "var").mkdir(exist_ok=True)
+    (BASE_DIR / "var").mkdir(mode=0o700, exist_ok=True)
+    if str(DATABASES["default"]["NAME"]) not in ("", ":memory:"):
+        owner_only(Path(DATABASES["default"]["NAME"]))
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {
         # WAL lets readers run beside one writer; IMMEDIATE takes the write lock at
@@ -272,6 +290,8 @@ CELERY_BROKER_URL = (
     or REDIS_URL
     or f"sqla+sqlite:///{BASE_DIR / 'var' / 'celery-broker.sqlite3'}"
 )
+if CELERY_BROKER_URL.startswith("sqla+sqlite:///"):
+    owner_only(Path(CELERY_BROKER_URL.removeprefix("sqla+sqlite:///")))
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("BATCH_QUEUE", "") or "batch"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +65,21 @@ def test_postgres_and_hosts_from_the_environment():
 def test_a_bad_boolean_is_refused(value):
     result = load(DJANGO_DEBUG=value)
     assert result.returncode != 0 and "DJANGO_DEBUG must be a boolean" in result.stderr
+
+
+def test_the_database_and_the_broker_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    database, broker = tmp_path / "db.sqlite3", tmp_path / "broker.sqlite3"
+    broker.touch(mode=0o644)
+    broker.chmod(0o644)  # made before, world-readable: put right at start
+    result = load(
+        DJANGO_DEBUG="1",
+        DATABASE_URL=f"sqlite:///{database}",
+        CELERY_BROKER_URL=f"sqla+sqlite:///{broker}",
+    )
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(database.stat().st_mode) == 0o600
+    assert stat.S_IMODE(broker.stat().st_mode) == 0o600
+    with sqlite3.connect(database) as db:  # SQLite gives its WAL the database's mode
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE t (x)")
+        assert stat.S_IMODE((tmp_path / "db.sqlite3-wal").stat().st_mode) == 0o600
