@@ -2,7 +2,8 @@
 (x-goog-api-key, Bearer or ?key=), the rate limit, Google's error envelope and the
 payload limit. A key sees only the jobs it created.
 
-    POST /v1/batchJobs?citationThreshold=0.6&sourcePolicy=NAME   body: JSONL   -> the job
+    POST /v1/batchJobs?citationThreshold=0.6&sourcePolicy=NAME&requestId=ID   body: JSONL
+                                                            -> the job
     GET  /v1/batchJobs/{id}                                 -> the job and its progress
     POST /v1/batchJobs/{id}:cancel                          -> the job
     GET  /v1/batchJobs/{id}/results                         -> JSONL, one line per line
@@ -11,12 +12,14 @@ payload limit. A key sees only the jobs it created.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
@@ -143,15 +146,44 @@ def create(request: HttpRequest, api_key: ApiKey) -> HttpResponseBase:
             return error_response(
                 400, f"sourcePolicy: no source policy is named {name!r}.", errors.INVALID_ARGUMENT
             )
+    request_id = request.GET.get("requestId", "") or request.headers.get("Idempotency-Key", "")
+    if request_id:
+        if not REQUEST_ID.fullmatch(request_id):
+            return error_response(
+                400,
+                "requestId must be 1 to 100 letters, digits, '-', '_' or '.'.",
+                errors.INVALID_ARGUMENT,
+            )
+        if earlier := _own_request(api_key, request_id):
+            return JsonResponse(job_json(earlier))
     if refusal := _over_waiting_limit(api_key, body):
         return refusal
     try:
-        job = services.create_job(
-            body, citation_threshold=threshold, source_policy=policy, api_key=api_key
-        )
+        with transaction.atomic():
+            job = services.create_job(
+                body, citation_threshold=threshold, source_policy=policy, api_key=api_key
+            )
+            if request_id:  # in the job's transaction: a concurrent retry fails here
+                BatchJob.objects.filter(pk=job.pk).update(request_id=request_id)
     except services.BatchInputError as exc:
         return error_response(400, str(exc), errors.INVALID_ARGUMENT)
+    except IntegrityError:
+        if earlier := _own_request(api_key, request_id):
+            return JsonResponse(job_json(earlier))
+        return error_response(
+            400, f"requestId {request_id!r} was used by a job now expired.", errors.INVALID_ARGUMENT
+        )
     return JsonResponse(job_json(job))
+
+
+# A retried upload with the same requestId (Google's idempotency parameter) or
+# Idempotency-Key header gets the job the first one made, not a second job: a client
+# whose connection broke before the answer cannot tell whether its job was made.
+REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,100}")
+
+
+def _own_request(api_key: ApiKey, request_id: str) -> BatchJob | None:
+    return BatchJob.objects.filter(api_key=api_key, request_id=request_id).first()
 
 
 @_authenticated("GET")

@@ -50,6 +50,14 @@ class BatchJob(models.Model):
     api_key = models.ForeignKey(
         "api.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    local = models.BooleanField(
+        default=False, help_text="Checked by `grounding_batch --local` itself: no worker takes it."
+    )
+    request_id = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The client's idempotency key: a retried upload returns this job.",
+    )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -58,6 +66,13 @@ class BatchJob(models.Model):
 
     class Meta:
         ordering = ("-created_at", "-id")
+        constraints = [
+            models.UniqueConstraint(
+                fields=("api_key", "request_id"),
+                condition=~models.Q(request_id=""),
+                name="batch_job_unique_request_id",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"batch job {self.public_id} ({self.name or 'unnamed'})"

@@ -7,6 +7,10 @@ jobs' chunks instead of blocking them, and a one-line job uploaded behind a 100,
 one is served by the next message any worker takes. Every chunk still gets a message of
 its own, so there are never fewer messages than chunks waiting.
 
+Every chunk's message is counted as sent (`sends`) once published; a chunk left unsent
+(the web process died mid-upload) is sent by the sweeper within half a minute. Jobs
+that `grounding_batch --local` checks itself are never claimed.
+
 Workers write a heartbeat (`BatchWorker`) from their sweeper thread; `live_workers`
 says whether any has been seen recently on a queue.
 """
@@ -27,7 +31,9 @@ ACTIVE = (BatchJob.Status.QUEUED, BatchJob.Status.RUNNING)
 def claim_next(attempts: int = 5) -> int | None:
     """Mark the fairest waiting chunk running and return its id; None when none waits."""
     for _ in range(attempts):
-        waiting = BatchChunk.objects.filter(job__status__in=ACTIVE, state=BatchChunk.State.QUEUED)
+        waiting = BatchChunk.objects.filter(
+            job__status__in=ACTIVE, job__local=False, state=BatchChunk.State.QUEUED
+        )
         jobs = dict(waiting.values_list("job_id", "job__created_at").distinct().order_by())
         if not jobs:
             return None
@@ -46,6 +52,31 @@ def claim_next(attempts: int = 5) -> int | None:
         ).update(state=BatchChunk.State.RUNNING, lease_until=lease):
             return int(pk)
     return None  # other workers took every chunk we tried; they are being served
+
+
+UNSENT_GRACE_SECONDS = 30
+
+
+def take_unsent(limit: int = 1000) -> list[int]:
+    """Waiting chunks whose message was never sent, older than UNSENT_GRACE_SECONDS:
+    the web process died while it sent a big job's messages (or the broker was down).
+    They are marked sent and returned for sending now, not after BATCH_QUEUED_TIMEOUT.
+    Two sweepers may both take one; a second message for a chunk only rings twice."""
+    since = timezone.now() - timedelta(seconds=UNSENT_GRACE_SECONDS)
+    unsent = BatchChunk.objects.filter(
+        job__status__in=ACTIVE,
+        job__local=False,
+        job__created_at__lt=since,
+        state=BatchChunk.State.QUEUED,
+        sends=0,
+    )
+    ids = list(unsent.values_list("pk", flat=True)[:limit])
+    BatchChunk.objects.filter(pk__in=ids).update(sends=1)
+    return ids
+
+
+def mark_sent(chunk_ids: list[int]) -> None:
+    BatchChunk.objects.filter(pk__in=chunk_ids, sends=0).update(sends=1)
 
 
 def waiting_lines(**owner: object) -> int:

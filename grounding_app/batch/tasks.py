@@ -40,13 +40,20 @@ def process_chunk(chunk_id: int) -> int:
         close_old_connections()
 
 
+SEND_BATCH = 100
+
+
 def send(chunk_ids: list[int]) -> None:
-    """Queue one task per chunk on the configured broker and queue."""
+    """Queue one task per chunk on the configured broker and queue, marking every
+    hundred as sent, so what a dying process did not send is found by the sweeper."""
     with app.connection_for_write(settings.CELERY_BROKER_URL) as connection:
-        for chunk_id in chunk_ids:
-            process_chunk.apply_async(
-                (chunk_id,), connection=connection, queue=settings.CELERY_TASK_DEFAULT_QUEUE
-            )
+        for start in range(0, len(chunk_ids), SEND_BATCH):
+            part = chunk_ids[start : start + SEND_BATCH]
+            for chunk_id in part:
+                process_chunk.apply_async(
+                    (chunk_id,), connection=connection, queue=settings.CELERY_TASK_DEFAULT_QUEUE
+                )
+            queueing.mark_sent(part)
 
 
 def prune_consumed_messages() -> None:
@@ -79,6 +86,9 @@ def sweep_forever(interval: float) -> None:
         try:
             queueing.heartbeat(name)
             services.requeue_stalled()
+            if unsent := queueing.take_unsent():
+                logger.warning("sending %d batch chunks that were never sent", len(unsent))
+                services.send_chunks(unsent)
             prune_consumed_messages()
         except Exception:
             logger.exception("batch sweeper failed; trying again in %s s", interval)

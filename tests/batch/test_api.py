@@ -108,3 +108,44 @@ def test_a_key_may_have_only_so_many_lines_waiting(client: Client, key: str, set
     assert _post(client, "/v1/batchJobs", jsonl(2), ApiKey.issue("other")[1]).status_code == 200
     services.cancel(BatchJob.objects.filter(total=4).get())  # cancelled lines wait no more
     assert _post(client, "/v1/batchJobs", jsonl(5), key).status_code == 200
+
+
+def test_a_retried_upload_with_a_request_id_returns_the_first_job(client: Client, key: str) -> None:
+    first = _post(client, "/v1/batchJobs?requestId=upload-7", jsonl(3), key).json()
+    again = _post(client, "/v1/batchJobs?requestId=upload-7", jsonl(3), key).json()
+    assert again["name"] == first["name"] and BatchJob.objects.count() == 1
+    headers = {"x-goog-api-key": key, "Idempotency-Key": "upload-7"}
+    by_header = client.post(
+        "/v1/batchJobs", jsonl(3), content_type="application/x-ndjson", headers=headers
+    )
+    assert by_header.json()["name"] == first["name"]
+    other = ApiKey.issue("other")[1]  # a request id is the key's own
+    assert (
+        _post(client, "/v1/batchJobs?requestId=upload-7", jsonl(3), other).json()["name"]
+        != (first["name"])
+    )
+    assert BatchJob.objects.count() == 2
+    _error(_post(client, "/v1/batchJobs?requestId=a%20b", jsonl(1), key), 400, "INVALID_ARGUMENT")
+
+
+def test_a_concurrent_retry_loses_to_the_first(
+    client: Client, key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = _post(client, "/v1/batchJobs?requestId=r1", jsonl(2), key).json()
+    # The retry checked before the first committed: the constraint stops it.
+    monkeypatch.setattr("grounding_app.batch.api._own_request", _second_look())
+    again = _post(client, "/v1/batchJobs?requestId=r1", jsonl(2), key)
+    assert again.status_code == 200 and again.json()["name"] == first["name"]
+    assert BatchJob.objects.count() == 1
+
+
+def _second_look() -> Any:
+    from grounding_app.batch import api
+
+    real, calls = api._own_request, []
+
+    def look(api_key: ApiKey, request_id: str) -> BatchJob | None:
+        calls.append(request_id)
+        return None if len(calls) == 1 else real(api_key, request_id)
+
+    return look

@@ -53,3 +53,20 @@ def test_waiting_lines_count_pending_lines_of_active_jobs(settings, make_user) -
     settings.BATCH_CHUNK_LINES = 20
     services.create_job(jsonl(6, bad=(2,)), user=user, send=False)
     assert queueing.waiting_lines(created_by=user) == 5
+
+
+def test_chunks_never_sent_are_taken_after_a_grace_period(settings, time_machine) -> None:
+    time_machine.move_to("2030-01-01 12:00:00+00:00", tick=False)
+    job = _job(3, settings)  # as if the web process died before sending anything
+    chunks = sorted(BatchChunk.objects.filter(job=job).values_list("pk", flat=True))
+    queueing.mark_sent(chunks[:1])
+    assert queueing.take_unsent() == []  # the uploader may still be sending
+    time_machine.shift(queueing.UNSENT_GRACE_SECONDS + 1)
+    assert sorted(queueing.take_unsent()) == chunks[1:]
+    assert queueing.take_unsent() == []
+
+
+def test_a_local_jobs_chunks_are_left_to_the_command(settings) -> None:
+    job = _job(2, settings)
+    BatchJob.objects.filter(pk=job.pk).update(local=True)
+    assert queueing.claim_next() is None

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from grounding_app.batch import tasks
+from grounding_app.batch import services, tasks
+from grounding_app.batch.models import BatchChunk
 from grounding_app.celery import app
+from tests.batch.conftest import jsonl
 
 
 @pytest.fixture
@@ -23,10 +25,15 @@ def embedded(tmp_path: Path, settings: Any) -> Path:
     app.conf.broker_transport_options = saved
 
 
+@pytest.mark.django_db
 def test_send_queues_one_message_per_chunk_and_prune_drops_consumed_ones(
     embedded: Path, settings: Any
 ) -> None:
-    tasks.send([11, 12, 13])
+    settings.BATCH_CHUNK_LINES = 1
+    job = services.create_job(jsonl(3), send=False)
+    ids = list(BatchChunk.objects.filter(job=job).values_list("pk", flat=True))
+    tasks.send(ids)
+    assert set(BatchChunk.objects.values_list("sends", flat=True)) == {1}  # marked sent
     with sqlite3.connect(embedded) as db:
         queue = db.execute("SELECT name FROM kombu_queue").fetchone()[0]
         assert queue == settings.CELERY_TASK_DEFAULT_QUEUE

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
 from tqdm import tqdm
 
 from grounding_app.batch import exports, queueing, services
@@ -49,13 +50,16 @@ class Command(BaseCommand):
                 raise CommandError(f"no source policy is named {options['policy']!r}")
         try:
             data = options["input"].read_bytes()
-            job = services.create_job(
-                data,
-                name=options["input"].name,
-                citation_threshold=options["threshold"],
-                source_policy=policy,
-                send=not options["local"],
-            )
+            with transaction.atomic():
+                job = services.create_job(
+                    data,
+                    name=options["input"].name,
+                    citation_threshold=options["threshold"],
+                    source_policy=policy,
+                    send=not options["local"],
+                )
+                if options["local"]:  # no worker's message may take its chunks
+                    BatchJob.objects.filter(pk=job.pk).update(local=True)
         except (OSError, services.BatchInputError) as exc:
             raise CommandError(str(exc)) from exc
         # Information, not an error: Django would print stderr in red.
