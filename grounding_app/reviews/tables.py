@@ -9,12 +9,14 @@ safe. The one row whose verdict form is open gets its form from a small template
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from html import escape
 from urllib.parse import urlencode
 
-from grounding_app.rendering.answer import ClaimView, RenderedCandidate
+from grounding_app.policies.rules import REDIRECT_HOSTS, SourceRef, source_domain
+from grounding_app.rendering.answer import ClaimView, RenderedCandidate, SourceView
 from grounding_app.rendering.links import LINK_REL
+from grounding_app.reviews.inline import claim_html, claim_text
 from grounding_app.reviews.models import ReviewerVerdict
 
 
@@ -34,8 +36,11 @@ def _attributions(claim: ClaimView) -> str:
     return "".join(out)
 
 
-def _claim_cell(claim: ClaimView) -> str:
-    out = [claim.text_html]
+def _claim_cell(claim: ClaimView, markdown: bool, excluded: Mapping[str, str]) -> str:
+    # Shown rendered, a claim with Markdown in it reads as the answer does (its
+    # unsupported words are listed below it); otherwise as it is, words marked.
+    rendered = markdown and claim_text(claim.text) != claim.text
+    out = [claim_html(claim.text) if rendered else claim.text_html]
     if not claim.placed:
         out.append(' <span class="tag tag-warn">not marked in the text</span>')
     if claim.unsupported_words:
@@ -49,6 +54,12 @@ def _claim_cell(claim: ClaimView) -> str:
             '<span class="wm-note" dir="ltr"><span class="wm-mark wm-icon" aria-hidden="true">'
             f"</span>{escape(claim.word_matching)}</span>"
         )
+    for c in claim.citations:
+        if c.anchor in excluded:
+            out.append(
+                f'<span class="tag tag-warn policy-flag">source {c.number} is from an excluded '
+                f"domain: <bdi>{escape(excluded[c.anchor])}</bdi></span>"
+            )
     out.append(_attributions(claim))
     return f'<td class="claim-text" dir="auto">{"".join(out)}</td>'
 
@@ -115,6 +126,7 @@ def rows_html(
     editing: tuple[int, int] | None,
     verdict_form: Callable[[int, ClaimView, ReviewerVerdict | None], str],
     query: dict[str, str],
+    excluded: Mapping[str, str] | None = None,
 ) -> str:
     """The `<tr>`s of one candidate's claims table (problem claims only, if asked)."""
     out = []
@@ -142,7 +154,7 @@ def rows_html(
             f'<tr id="{claim.anchor}" class="{classes}" '
             f'data-sources="{claim.source_anchors}" tabindex="0">'
             f'<td class="num">{claim.number}</td>'
-            f"{_claim_cell(claim)}"
+            f"{_claim_cell(claim, candidate.markdown, excluded or {})}"
             f'<td class="verdict"><span class="badge v-{claim.verdict}">'
             f"{claim.verdict_label}</span></td>"
             f"{_score_cell(claim)}"
@@ -152,16 +164,48 @@ def rows_html(
     return "\n".join(out)
 
 
-def sources_html(candidate: RenderedCandidate) -> str:
-    """The `<li>`s of one candidate's source list."""
-    out = []
+def _site(source: SourceView) -> str:
+    """The site a source is from, named as the policy section names it: a web source
+    behind Gemini's redirect host is from the site its title names, not from Google."""
+    if source.domain and source.domain not in REDIRECT_HOSTS:
+        return source.domain
+    return source_domain(SourceRef(source.title, source.uri)) or ""
+
+
+def source_groups(candidate: RenderedCandidate) -> list[list[SourceView]]:
+    """The candidate's sources, one group per document: the passages of one fact (same
+    title, link, site and attributes) share a card, in the order first cited."""
+    groups: dict[tuple[object, ...], list[SourceView]] = {}
     for s in candidate.sources:
+        key = (s.title, s.uri, _site(s), s.metadata, s.requires_attribution)
+        groups.setdefault(key, []).append(s)
+    return list(groups.values())
+
+
+def _cited_by(s: SourceView) -> str:
+    if not s.cited_by:
+        return ""
+    links = " ".join(f'<a href="#{anchor}">{n}</a>' for n, anchor in s.cited_by)
+    return f'<p class="cited-by">Cited by {links}</p>'
+
+
+def _passage(s: SourceView) -> str:
+    return f'<blockquote class="chunk" dir="auto">{escape(s.text)}</blockquote>' if s.text else ""
+
+
+def sources_html(groups: list[list[SourceView]]) -> str:
+    """The `<li>`s of one candidate's source list: a card per document, and in it each
+    cited passage under the number the answer's markers use."""
+    out = []
+    for group in groups:
+        s = group[0]
         title = escape(s.title)
         if s.href:
             title = f'<a href="{escape(s.href)}" rel="{LINK_REL}" target="_blank">{title}</a>'
         meta = []
-        if s.domain and s.domain != s.title:
-            meta.append(f'<bdi class="domain">{escape(s.domain)}</bdi>')
+        site = _site(s)
+        if site and site != s.title:
+            meta.append(f'<bdi class="domain">{escape(site)}</bdi>')
         if s.uri and not s.href:
             meta.append(
                 '<bdi class="link-refused" title="Not a web link; shown as text">'
@@ -169,23 +213,32 @@ def sources_html(candidate: RenderedCandidate) -> str:
             )
         if s.requires_attribution:
             meta.append('<span class="tag tag-quiet">attribution required</span>')
+        single = len(group) == 1
+        if not single:
+            meta.append(f'<span class="tag tag-quiet">{len(group)} passages cited</span>')
+        numbers = f'<span class="source-num">{s.number}</span>' if single else ""
         body = [
-            f'<li id="{s.anchor}" class="source"><div class="source-head">'
-            f'<span class="source-num">{s.number}</span><div class="source-id">'
-            f'<span class="source-title" dir="auto">{title}</span>'
-            f'<span class="source-meta">{"".join(meta)}</span></div></div>'
+            f'<li id="{s.anchor}" class="source">'
+            if single
+            else '<li class="source source-group">',
+            f'<div class="source-head">{numbers}'
+            f'<div class="source-id"><span class="source-title" dir="auto">{title}</span>'
+            f'<span class="source-meta">{"".join(meta)}</span></div></div>',
         ]
-        if s.text:
-            body.append(f'<blockquote class="chunk" dir="auto">{escape(s.text)}</blockquote>')
+        if single:
+            body.append(_passage(s) + _cited_by(s))
+        else:
+            body.extend(
+                f'<div id="{p.anchor}" class="passage"><span class="source-num">{p.number}</span>'
+                f'<div class="passage-body">{_passage(p)}{_cited_by(p)}</div></div>'
+                for p in group
+            )
         if s.metadata:
             pairs = "".join(
                 f'<div><dt dir="auto">{escape(k)}</dt><dd dir="auto">{escape(v)}</dd></div>'
                 for k, v in s.metadata
             )
             body.append(f'<dl class="attrs">{pairs}</dl>')
-        if s.cited_by:
-            links = " ".join(f'<a href="#{anchor}">{n}</a>' for n, anchor in s.cited_by)
-            body.append(f'<p class="cited-by">Cited by {links}</p>')
         out.append("".join(body) + "</li>")
     return "\n".join(out)
 

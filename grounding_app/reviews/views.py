@@ -6,6 +6,8 @@ without JavaScript get a full page (a redirect to the saved review on success).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from csp.decorators import csp_exempt
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -23,7 +25,7 @@ from grounding_app.formats.imports import ImportFormatError
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.policies import services as policies
 from grounding_app.rendering.answer import ClaimView, RenderedCandidate
-from grounding_app.reviews import exports, second_opinion, services, tables
+from grounding_app.reviews import exports, flags, second_opinion, services, tables
 from grounding_app.reviews.forms import (
     ImportForm,
     NewReviewForm,
@@ -68,6 +70,8 @@ VIEWS = {"rendered": True, "plain": False}  # ?view=: Markdown rendered or byte-
 def _editing(value: str) -> tuple[int, int] | None:
     """?verdict=C.N opens the verdict form of claim N of candidate C (no JavaScript needed)."""
     candidate, _, claim = value.partition(".")
+    if len(value) > 20:  # int() refuses over 4,300 digits; no review has that many claims
+        return None
     if candidate.isascii() and candidate.isdigit() and claim.isascii() and claim.isdigit():
         return int(candidate), int(claim)
     return None
@@ -78,6 +82,7 @@ def _claim_rows(
     review: Review,
     candidate: RenderedCandidate,
     mine: dict[tuple[int, int], ReviewerVerdict],
+    excluded: dict[str, str],
 ) -> SafeString:
     def form(index: int, claim: ClaimView, verdict: ReviewerVerdict | None) -> str:
         context = {
@@ -98,6 +103,7 @@ def _claim_rows(
             editing=_editing(request.GET.get("verdict", "")),
             verdict_form=form,
             query=query,
+            excluded=excluded,
         )
     )
 
@@ -105,15 +111,27 @@ def _claim_rows(
 def _review_context(request: HttpRequest, review: Review) -> dict[str, object]:
     view = request.GET.get("view", "")
     facts = [(f["factText"], list(f["attributes"].items())) for f in review.facts]
-    candidates = services.rendered(review, VIEWS.get(view))
     mine = services.reviewer_verdicts(review)
+    panel = policies.review_panel(review)
+    rendered = services.rendered(review, VIEWS.get(view))
+    excluded = {c.index: flags.excluded_sources(panel.report, c.index) for c in rendered}
+    candidates = tuple(
+        replace(c, parts_html=flags.flagged_parts(c, mine, excluded[c.index])) for c in rendered
+    )
     return {
         "review": review,
         "candidates": candidates,
-        # (candidate, its claims table rows, its source list), as HTML: see tables
+        # (candidate, its claims table rows, its source list as HTML, how many cards that
+        # list has: passages of one document share one): see tables
         "claim_tables": [
-            (c, _claim_rows(request, review, c, mine), mark_safe(tables.sources_html(c)))
+            (
+                c,
+                _claim_rows(request, review, c, mine, excluded[c.index]),
+                mark_safe(tables.sources_html(groups)),
+                len(groups),
+            )
             for c in candidates
+            for groups in [tables.source_groups(c)]
         ],
         "view": view if view in VIEWS else "",
         "only_problems": request.GET.get("only") == "unsupported",
@@ -123,7 +141,7 @@ def _review_context(request: HttpRequest, review: Review) -> dict[str, object]:
         "facts": facts,
         "facts_html": mark_safe(tables.facts_html(facts)),
         "second_opinions": second_opinion.cached_for_review(review),
-        "source_policy": policies.review_panel(review),
+        "source_policy": panel,
     }
 
 

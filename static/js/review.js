@@ -39,6 +39,27 @@
     if (status) status.textContent = "Unsupported claim " + (at + 1) + " of " + rows.length;
   }
 
+  // Second-opinion disagreements, once their table is on the page (it may come later,
+  // by htmx): a badge on the claim in the answer and a tag in its claims-table row.
+  function flagDisagreements() {
+    var rows = document.querySelectorAll('.opinion-row[data-status="disagree"][data-claim]');
+    Array.prototype.forEach.call(rows, function (row) {
+      var anchor = row.getAttribute("data-claim");
+      var parts = document.querySelectorAll('.answer [data-claims="' + CSS.escape(anchor) + '"]');
+      if (parts.length) parts[0].setAttribute("data-opinion", "disagree");
+      var cell = document.querySelector("#" + CSS.escape(anchor) + " td.claim-text");
+      if (cell && !cell.querySelector(".opinion-flag")) {
+        var tag = document.createElement("span");
+        tag.className = "tag tag-warn opinion-flag";
+        tag.textContent = "second opinion disagrees";
+        cell.appendChild(tag);
+      }
+    });
+  }
+
+  flagDisagreements();
+  document.addEventListener("htmx:afterSettle", flagDisagreements);
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     if (event.key === "j") {
