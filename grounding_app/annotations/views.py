@@ -70,11 +70,16 @@ def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
     return assignment
 
 
-def _to_next(request: HttpRequest, project: LabelingProject) -> HttpResponseRedirect:
+def _to_next(
+    request: HttpRequest, project: LabelingProject, done: str = ""
+) -> HttpResponseRedirect:
+    """To the next item, saying `done` (what just happened) before where this leads."""
     assignment = services.next_assignment(project, request.user)
     if assignment is None:
-        messages.success(request, "Nothing left to label in this project. Thank you!")
+        messages.success(request, f"{done}Nothing left to label in this project. Thank you!")
         return redirect(project)
+    if done:
+        messages.success(request, f"{done}Here is the next item.")
     return redirect(assignment)
 
 
@@ -244,8 +249,7 @@ def label_submit(request: HttpRequest, pk: int) -> HttpResponse:
         services.submit(assignment, states)
     except services.LabelingError as exc:
         return _label_page(request, assignment, states, error=str(exc), status=400)
-    messages.success(request, "Submitted. Here is the next item.")
-    return _to_next(request, item.project)
+    return _to_next(request, item.project, done="Submitted. ")
 
 
 @labelers

@@ -75,6 +75,26 @@
     true
   );
 
+  // --- A new result comes into view and takes the focus ------------------------------
+  // After "Check answer" or "Import" the review lands below the form, out of sight on
+  // most screens. An import's pasted JSON is cleared once saved, so a second click cannot
+  // save the same review twice.
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    if (!target || target.id !== "result") return;
+    var title = target.querySelector(".review-title");
+    if (!title) return;
+    title.focus({ preventScroll: true });
+    title.scrollIntoView({ block: "start" });
+    var form = document.getElementById("review-form");
+    if (form && form.querySelector("[name='payload']")) {
+      form.querySelectorAll("[name='payload'], input[type='file']").forEach(function (field) {
+        field.value = "";
+      });
+    }
+  });
+
   // --- A failed htmx request says so where its result would have gone --------------
 
   function showFailure(event, text) {

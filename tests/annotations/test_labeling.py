@@ -140,6 +140,9 @@ def test_last_submit_leads_back_to_the_project(
     assert response["Location"] == f"/annotations/{project.pk}/"
     page = client.get(response["Location"]).content.decode()
     assert "Nothing left to label" in page and "All done" in page
+    # One message: what happened, then where it leads (no "next item" that is not there).
+    assert "Submitted. Nothing left to label in this project." in page
+    assert "Here is the next item" not in page
 
 
 def test_skip_goes_to_another_item(project: LabelingProject, annotators: list[Any]) -> None:

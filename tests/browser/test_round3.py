@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from grounding_app.engine import GroundingEngine
+from grounding_app.reviews.models import Review
 from tests.browser.conftest import Session
 from tests.browser.test_sources import import_review, mixed_gemini
 
@@ -31,3 +32,42 @@ def test_a_disagreeing_second_opinion_is_flagged_on_the_claim(
     expect(page.locator(".answer [data-opinion='disagree']")).to_have_count(1)
     expect(page.locator(".claim-row .opinion-flag")).to_have_count(1)
     session.no_xss()
+
+
+def _title_in_view_and_focused(page: Page) -> None:
+    assert page.evaluate("() => document.activeElement.classList.contains('review-title')")
+    top = page.evaluate(
+        "() => document.querySelector('#result .review-title').getBoundingClientRect().top"
+    )
+    assert 0 <= top < page.viewport_size["height"] / 2
+
+
+def test_an_import_comes_into_view_and_its_json_is_cleared(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session()
+    page = session.page
+    page.set_viewport_size({"width": 1280, "height": 700})
+    import_review(session, mixed_gemini())
+    _title_in_view_and_focused(page)
+    assert page.input_value("#id_payload") == ""
+    # A second click imports nothing twice: the form says the box is empty.
+    page.get_by_role("button", name="Import").click()
+    page.wait_for_selector("#review-form .errors")
+    assert Review.objects.count() == 1
+    session.no_xss()
+
+
+def test_a_checked_answer_comes_into_view(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session()
+    page = session.page
+    page.set_viewport_size({"width": 1280, "height": 700})
+    session.goto("/reviews/new/")
+    page.fill("#id_answer", "Titanic was directed by James Cameron.")
+    page.fill("#fact-0-text", "Titanic was directed by James Cameron.")
+    page.get_by_role("button", name="Check answer").click()
+    page.wait_for_selector("#result .review")
+    _title_in_view_and_focused(page)
+    assert page.input_value("#id_answer") != ""  # a new review keeps its answer to edit

@@ -107,3 +107,41 @@ def test_a_huge_verdict_parameter_is_ignored(reviewer_client: Client, reviewer: 
     review = gemini(reviewer)
     response = reviewer_client.get(review.get_absolute_url() + "?verdict=0." + "9" * 5000)
     assert response.status_code == 200
+
+
+def _current(page: str) -> list[str]:
+    return re.findall(r'<a href="[^"]*" aria-current="page">([^<]+)</a>', page)
+
+
+@pytest.mark.parametrize(
+    ("path", "current"),
+    [
+        ("/reviews/", ["Reviews"]),
+        ("/reviews/new/", ["New review"]),
+        ("/reviews/import/", ["Import"]),
+        ("/policies/", ["Policies"]),
+        ("/policies/new/", ["Policies"]),
+        ("/batch/", ["Batch"]),
+        ("/annotations/", ["Labeling"]),
+    ],
+)
+def test_the_nav_marks_the_section_you_are_in(
+    reviewer_client: Client, path: str, current: list[str]
+) -> None:
+    page = reviewer_client.get(path).content.decode()
+    assert _current(page) == current
+    assert '<a href="/policies/"' in page
+    # The first link on every page skips the top bar.
+    assert page.index('class="skip-link" href="#main"') < page.index('class="topbar"')
+    assert '<main id="main"' in page
+
+
+def test_a_review_without_facts_says_so(
+    reviewer_client: Client, reviewer: object, fake_engine: GroundingEngine
+) -> None:
+    empty = services.check_and_save(reviewer, CheckRequest("Titanic won 11 Oscars.", ()))
+    assert "No facts were given" in reviewer_client.get(empty.get_absolute_url()).content.decode()
+    full = services.check_and_save(reviewer, CheckRequest(MARKDOWN, (Fact("Titanic."),)))
+    assert (
+        "No facts were given" not in reviewer_client.get(full.get_absolute_url()).content.decode()
+    )
