@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -446,6 +447,29 @@ def _with_words(text: str, start: int, end: int, words: Sequence[tuple[int, int]
     return "".join(out)
 
 
+class _Underlines:
+    """Unsupported-word spans merged and sorted, so each piece of a part looks up only
+    its own words (every word per piece made a long answer quadratic)."""
+
+    def __init__(self, words: Sequence[tuple[int, int]]) -> None:
+        self.spans: list[tuple[int, int]] = []
+        for start, end in sorted(words):
+            if self.spans and start < self.spans[-1][1]:
+                self.spans[-1] = (self.spans[-1][0], max(end, self.spans[-1][1]))
+            else:
+                self.spans.append((start, end))
+        self.ends = [end for _, end in self.spans]
+
+    def within(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The spans that overlap [start, end)."""
+        out = []
+        i = bisect_right(self.ends, start)
+        while i < len(self.spans) and self.spans[i][0] < end:
+            out.append(self.spans[i])
+            i += 1
+        return out
+
+
 def part_html(
     text: str,
     spans: list[tuple[int, int, ClaimView]],
@@ -458,6 +482,7 @@ def part_html(
     """
     if not spans:
         return html.escape(text)
+    underlined = _Underlines(words)
     starts: dict[int, list[tuple[int, int, ClaimView]]] = defaultdict(list)
     ends: dict[int, list[tuple[int, int, ClaimView]]] = defaultdict(list)
     for span in spans:
@@ -483,7 +508,9 @@ def part_html(
             in_unit = True
         if i + 1 < len(boundaries):
             if active:
-                piece = _with_words(text, pos, boundaries[i + 1], words)
+                piece = _with_words(
+                    text, pos, boundaries[i + 1], underlined.within(pos, boundaries[i + 1])
+                )
                 out.append(f"{_open_span(active)}{piece}</span>")
             else:
                 out.append(html.escape(text[pos : boundaries[i + 1]]))

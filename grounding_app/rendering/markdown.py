@@ -34,7 +34,8 @@ be lost:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -57,6 +58,8 @@ _SENTINEL = re.compile("[\ue000-\uf8ff]")
 # any reference a point must not split.
 _NUMERIC_ENTITY = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));")
 _ENTITY = re.compile(r"&(?:#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[A-Za-z][A-Za-z0-9]{1,31});")
+_NEWLINE = re.compile("\n")
+_NON_BLANK = re.compile("[^ \t]")
 _LINE_PREFIX = re.compile(r"(?:[ \t]*(?:[-*+][ \t]+|\d{1,9}[.)][ \t]+|#{1,6}[ \t]+|>[ \t]?))*")
 # URLs in the raw text: a sentinel there would become part of the href (a host name
 # would even be punycoded), so points inside move to the end of the construct first.
@@ -185,32 +188,59 @@ def sentinel(point: int) -> str:
     return chr(_BASE + point)
 
 
-def _code_blocks(text: str, tokens: list[Token]) -> list[tuple[int, int]]:
+class _Spans:
+    """Sorted, disjoint char spans, found by bisection: an answer may hold thousands of
+    points and of links, and a scan per point made rendering quadratic."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        self.spans = sorted(spans)
+        self.starts = [start for start, _ in self.spans]
+
+    def around(self, at: int, inclusive: bool = False) -> tuple[int, int] | None:
+        """The span that holds `at` inside it (or at either end, when `inclusive`)."""
+        i = bisect_right(self.starts, at) - 1
+        if i < 0:
+            return None
+        start, end = self.spans[i]
+        inside = at <= end if inclusive else start < at < end
+        return (start, end) if inside else None
+
+
+class _Lines:
+    """Where each line of a text starts, for lookups in time independent of its length."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
+
+    def start(self, at: int) -> int:
+        return self.starts[bisect_right(self.starts, at) - 1]
+
+    def blank(self, at: int) -> bool:
+        """Whether the line holding `at` has nothing but spaces and tabs."""
+        i = bisect_right(self.starts, at) - 1
+        end = self.starts[i + 1] - 1 if i + 1 < len(self.starts) else len(self.text)
+        return _NON_BLANK.search(self.text, self.starts[i], end) is None
+
+
+def _code_blocks(lines: _Lines, tokens: list[Token]) -> _Spans:
     """Char ranges (start of first line, end of last line) of fenced and indented code."""
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
+    starts = [*lines.starts, len(lines.text) + 1]
     blocks = []
     for token in tokens:
         if token.type in ("fence", "code_block") and token.map:
             first, last = token.map
             blocks.append((starts[first], starts[max(first, last - 1) + 1] - 1))
-    return blocks
+    return _Spans(blocks)
 
 
-def _line_end(text: str, at: int) -> int:
-    end = text.find("\n", at)
-    return len(text) if end < 0 else end
-
-
-def _adjust(text: str, at: int) -> int:
+def _adjust(text: str, lines: _Lines, at: int) -> int:
     """Where a point at `at` can stand without changing what the Markdown means."""
-    line_start = text.rfind("\n", 0, at) + 1
-    while line_start and not text[line_start : _line_end(text, at)].strip(" \t"):
+    line_start = lines.start(at)
+    while line_start and lines.blank(at):
         # On a blank line a point would join the blocks around it: end of the line before.
         at = line_start - 1
-        line_start = text.rfind("\n", 0, at) + 1
+        line_start = lines.start(at)
     prefix = _LINE_PREFIX.match(text, line_start)
     if prefix is not None and prefix.end() >= at:
         return prefix.end()
@@ -234,9 +264,9 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _spans(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """Char spans a point moves to the end of (URLs, entities, reference links; merged
-    and sorted), and the reference definitions, which print nothing."""
+def _spans(text: str) -> tuple[_Spans, _Spans]:
+    """Char spans a point moves to the end of (URLs, entities, reference links; merged),
+    and the reference definitions, which print nothing."""
     moves: list[tuple[int, int]] = []
     definitions: list[tuple[int, int]] = []
     for match in _URLS.finditer(text):
@@ -249,23 +279,24 @@ def _spans(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     if labels:
         moves.extend(m.span() for m in _REFERENCE.finditer(text) if _label(m[2] or m[1]) in labels)
     moves.extend(m.span() for m in _ENTITY.finditer(text))
-    return _merged(moves), definitions
+    return _Spans(_merged(moves)), _Spans(definitions)
 
 
 def _with_sentinels(text: str, points: Sequence[int], tokens: list[Token]) -> str:
-    blocks = _code_blocks(text, tokens)
+    lines = _Lines(text)
+    blocks = _code_blocks(lines, tokens)
     moves, definitions = _spans(text)
     inserts: dict[int, list[str]] = {}  # char position -> what goes there, in order
     for point, at in enumerate(points):
-        block_end = next((end for start, end in blocks if start <= at <= end), None)
-        if block_end is not None:  # its own paragraph after the block
-            marks = inserts.setdefault(block_end, ["\n\n", "\n\n"])
+        block = blocks.around(at, inclusive=True)
+        if block is not None:  # its own paragraph after the block
+            marks = inserts.setdefault(block[1], ["\n\n", "\n\n"])
             marks.insert(-1, sentinel(point))
             continue
-        if any(start <= at <= end for start, end in definitions):
+        if definitions.around(at, inclusive=True):
             continue  # appended at the end
-        at = next((end for start, end in moves if start < at < end), at)
-        at = _adjust(text, at)
+        move = moves.around(at)
+        at = _adjust(text, lines, at if move is None else move[1])
         inserts.setdefault(at, []).append(sentinel(point))
     out: list[str] = []
     last = 0
