@@ -10,6 +10,12 @@ WIDTH, HEIGHT = 960, 240
 LEFT, RIGHT, TOP, BOTTOM = 52, 16, 16, 44
 
 
+def _ticks(most: int) -> list[int]:
+    """Up to five whole numbers from 0 to `most`, none twice (an axis of 0, 0, 1, 1, 2
+    for two answers, or five zeros for none, says nothing)."""
+    return sorted({round(most * step / 4) for step in range(5)})
+
+
 def histogram_svg(counts: Sequence[int], *, title: str = "Support score per answer") -> str:
     """Bars of answers per score bin; bin i covers [i/n, (i+1)/n), the last includes 1."""
     bins = len(counts)
@@ -19,13 +25,12 @@ def histogram_svg(counts: Sequence[int], *, title: str = "Support score per answ
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>',
     ]
-    for step in range(5):
-        value = most * step / 4
-        y = TOP + plot_h - plot_h * step / 4
+    for value in _ticks(most):
+        y = TOP + plot_h - (plot_h * value / most if most else 0)
         out.append(
             f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" class="chart-grid"/>'
             f'<text x="{LEFT - 8}" y="{y + 4:.1f}" class="chart-tick" text-anchor="end">'
-            f"{value:.0f}</text>"
+            f"{value}</text>"
         )
     width = plot_w / bins if bins else plot_w
     for i, count in enumerate(counts):

@@ -75,7 +75,9 @@ def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
         "judges": judges,
         # Why word matching judged some claims, once for the counts above it.
         "word_matching_note": word_matching_reason(matched, judge) if matched else "",
-        "histogram": histogram_svg(services.score_histogram(job)),
+        # While the job runs the chart would be stale at once (the page only polls the
+        # progress); it is drawn when the page reloads itself at the end.
+        "histogram": "" if job.active else histogram_svg(services.score_histogram(job)),
         "keys": keys,
         "key": key,
         "groups": services.unsupported_by(job, key),

@@ -8,7 +8,9 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
+from grounding_app.batch import services as batch_services
 from grounding_app.engine import GroundingEngine
+from grounding_app.policies.models import SourcePolicy
 from grounding_app.reviews.models import Review
 from tests.browser.conftest import Session
 from tests.browser.test_sources import import_review, mixed_gemini
@@ -71,3 +73,34 @@ def test_a_checked_answer_comes_into_view(
     page.wait_for_selector("#result .review")
     _title_in_view_and_focused(page)
     assert page.input_value("#id_answer") != ""  # a new review keeps its answer to edit
+
+
+# Width of a select's longest option in its own font, against the select's inner width.
+OPTION_FITS = """(select) => {
+  const style = getComputedStyle(select);
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const widest = Math.max(...[...select.options].map((o) => context.measureText(o.text).width));
+  return [widest, select.clientWidth];
+}"""
+
+
+def test_the_batch_form_shows_whole_policy_names_and_cancel_asks_first(
+    open_session: Callable[..., Session],
+) -> None:
+    SourcePolicy.objects.create(name="Intranet only, no news sites")
+    session = open_session()
+    page = session.page
+    for width in (375, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        session.goto("/batch/")
+        widest, inner = page.locator("#id_source_policy").evaluate(OPTION_FITS)
+        assert widest + 16 <= inner, (width, widest, inner)  # room for the arrow too
+    job = batch_services.create_job(b'{"claim": "x", "facts": []}\n', send=False)
+    session.goto(job.get_absolute_url())
+    page.get_by_role("button", name="Cancel job").click()
+    assert session.dialogs == [
+        "Cancel this job? Lines not yet checked are dropped; those checked are kept."
+    ]
+    job.refresh_from_db()
+    assert job.active  # the dialog was dismissed: nothing was cancelled
