@@ -5,7 +5,9 @@ claim, label, meta`), so `grounding_eval` and the trainer read it as is: `label`
 reviewer's verdict where one is set, else the model's (`meta.label_from` says which);
 claims that need no check, or carry no verdict, have no label and are left out. CSV
 keeps every claim, with both verdicts; cells a spreadsheet would run as a formula get a
-leading apostrophe (the JSONL is the faithful copy).
+leading apostrophe (the JSONL is the faithful copy), and `claim_text_guard` says when the
+claim's cell got one, so the text at `start`..`end` is the cell without it. Filtered to
+reviews where the reviewer disagrees, both hold only the claims disagreed on.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from grounding_app.engine import OffsetError, byte_prefix, char_index
-from grounding_app.formats.csv_cells import csv_line
+from grounding_app.formats.csv_cells import csv_line, safe_cell
 from grounding_app.formats.grounded import Candidate, Segment
 from grounding_app.retention.expiry import site_days
 from grounding_app.reviews.models import Review, ReviewerVerdict
@@ -45,7 +47,9 @@ CSV_COLUMNS = (
     "reviewer_note",
     "reviewer",
     "disagrees",
+    "claim_text_guard",
 )
+GUARDED = "leading ' added: drop it for the text at start..end"
 
 
 def _facts(review: Review, candidate: Candidate) -> list[dict[str, Any]]:
@@ -73,8 +77,8 @@ class _Row:
         return self.candidate.segments[self.number - 1]
 
 
-def _claims(reviews: QuerySet[Review]) -> Iterator[_Row]:
-    """Every claim of the reviews, in list order."""
+def _claims(reviews: QuerySet[Review], only_disagreements: bool = False) -> Iterator[_Row]:
+    """Every claim of the reviews in list order, or only those a reviewer disagreed on."""
     ids = list(reviews.values_list("pk", flat=True))
     days = site_days()  # read once: a streamed response runs after the per-request memo
     for at in range(0, len(ids), BATCH):
@@ -92,7 +96,10 @@ def _claims(reviews: QuerySet[Review]) -> Iterator[_Row]:
             expires_at = review.created_at + timedelta(days=days)
             for c, candidate in enumerate(grounded_from_json(review.result).candidates):
                 for n in range(1, len(candidate.segments) + 1):
-                    yield _Row(review, expires_at, c, candidate, n, verdicts.get((pk, c, n)))
+                    mine = verdicts.get((pk, c, n))
+                    if only_disagreements and not (mine and mine.disagrees):
+                        continue
+                    yield _Row(review, expires_at, c, candidate, n, mine)
 
 
 def _context(text: str, start: int) -> str:
@@ -102,9 +109,9 @@ def _context(text: str, start: int) -> str:
         return ""
 
 
-def jsonl_lines(reviews: QuerySet[Review]) -> Iterator[str]:
+def jsonl_lines(reviews: QuerySet[Review], only_disagreements: bool = False) -> Iterator[str]:
     """One shared-schema line per claim with a supported/unsupported verdict."""
-    for row_of in _claims(reviews):
+    for row_of in _claims(reviews, only_disagreements):
         review, candidate, mine = row_of.review, row_of.candidate, row_of.mine
         c, n = row_of.candidate_index, row_of.number
         segment = row_of.segment
@@ -140,9 +147,9 @@ def jsonl_lines(reviews: QuerySet[Review]) -> Iterator[str]:
         yield json.dumps(line, ensure_ascii=False) + "\n"
 
 
-def csv_lines(reviews: QuerySet[Review]) -> Iterator[str]:
+def csv_lines(reviews: QuerySet[Review], only_disagreements: bool = False) -> Iterator[str]:
     yield csv_line(CSV_COLUMNS)
-    for row_of in _claims(reviews):
+    for row_of in _claims(reviews, only_disagreements):
         review, candidate, mine = row_of.review, row_of.candidate, row_of.mine
         c, n = row_of.candidate_index, row_of.number
         segment = row_of.segment
@@ -166,5 +173,6 @@ def csv_lines(reviews: QuerySet[Review]) -> Iterator[str]:
             mine.note if mine else "",
             mine.set_by.get_username() if mine and mine.set_by else "",
             "yes" if mine and mine.disagrees else "",
+            GUARDED if safe_cell(segment.text) != segment.text else "",
         )
         yield csv_line(row)

@@ -248,11 +248,16 @@ def review_verdict(request: HttpRequest, public_id: str) -> HttpResponse:
 
 
 def _export(request: HttpRequest, kind: str) -> StreamingHttpResponse:
-    reviews = services.find_reviews(ReviewFilterForm(request.GET).to_filter())
+    found = ReviewFilterForm(request.GET).to_filter()
+    reviews = services.find_reviews(found)
+    # Filtered to disagreements, the export holds the claims disagreed on, not every
+    # claim of the reviews that have one.
     if kind == "csv":
-        lines, content_type = exports.csv_lines(reviews), "text/csv; charset=utf-8"
+        lines = exports.csv_lines(reviews, found.disagrees)
+        content_type = "text/csv; charset=utf-8"
     else:
-        lines, content_type = exports.jsonl_lines(reviews), "application/jsonl; charset=utf-8"
+        lines = exports.jsonl_lines(reviews, found.disagrees)
+        content_type = "application/jsonl; charset=utf-8"
     response = StreamingHttpResponse(lines, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="reviews.{kind}"'
     return response

@@ -144,10 +144,11 @@ def test_exports_follow_the_filter(reviewer_client: Client, reviewer: object) ->
     services.set_reviewer_verdict(reviewer, disputed, 0, 2, "supported", "=cmd|' /c calc'!A0")
     lines = b"".join(reviewer_client.get("/reviews/export.jsonl?disagrees=on").streaming_content)
     examples = [json.loads(line) for line in lines.decode().splitlines()]
-    assert [e["meta"]["review"] for e in examples] == [str(disputed.public_id)] * 2
-    assert [e["label"] for e in examples] == [1, 1]  # the reviewer's verdict wins
-    assert [e["meta"]["label_from"] for e in examples] == ["model", "reviewer"]
-    assert examples[1]["meta"]["unsupported_spans"]
+    # Only the claim disagreed on, not the review's other claim.
+    assert [e["meta"]["review"] for e in examples] == [str(disputed.public_id)]
+    assert [e["label"] for e in examples] == [1]  # the reviewer's verdict wins
+    assert [e["meta"]["label_from"] for e in examples] == ["reviewer"]
+    assert examples[0]["meta"]["unsupported_spans"]
     for n, line in enumerate(lines.decode().splitlines()):
         parse_example(line, f"line {n + 1}")  # the shared schema's own reader
     everything = b"".join(reviewer_client.get("/reviews/export.csv").streaming_content)

@@ -3,6 +3,9 @@ it, one source card per document with the site's own name, and hostile query val
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 
 import pytest
@@ -145,3 +148,41 @@ def test_a_review_without_facts_says_so(
     assert (
         "No facts were given" not in reviewer_client.get(full.get_absolute_url()).content.decode()
     )
+
+
+def test_the_disagreements_export_holds_only_the_claims_disagreed_on(
+    reviewer_client: Client, reviewer: object
+) -> None:
+    review = gemini(reviewer)
+    services.set_reviewer_verdict(reviewer, review, 0, 2, "unsupported", "")
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                b"".join(
+                    reviewer_client.get("/reviews/export.csv?disagrees=on").streaming_content
+                ).decode()
+            )
+        )
+    )
+    assert [(r["claim"], r["disagrees"]) for r in rows] == [("2", "yes")]
+    jsonl = b"".join(reviewer_client.get("/reviews/export.jsonl?disagrees=on").streaming_content)
+    assert [json.loads(line)["meta"]["claim_index"] for line in jsonl.splitlines()] == [1]
+
+
+def test_a_defused_claim_cell_says_how_to_read_it_back(
+    reviewer_client: Client, reviewer: object, fake_engine: GroundingEngine
+) -> None:
+    answer = "Titanic facts:\n\n- Titanic won 11 Academy Awards.\n- It was made in 1997."
+    services.check_and_save(reviewer, CheckRequest(answer, (Fact("Titanic won 11 awards."),)))
+    body = b"".join(reviewer_client.get("/reviews/export.csv").streaming_content).decode()
+    rows = list(csv.DictReader(io.StringIO(body)))
+    review = Review.objects.get()
+    answer = review.answer.encode()
+    for row in rows:
+        text = answer[int(row["start"]) : int(row["end"])].decode()
+        if row["claim_text_guard"]:
+            assert row["claim_text"] == "'" + text
+            assert "drop it" in row["claim_text_guard"]
+        else:
+            assert row["claim_text"] == text
+    assert any(row["claim_text_guard"] for row in rows)
