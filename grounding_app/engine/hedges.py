@@ -4,50 +4,96 @@
 faulty heater" says: the SPEC counts a partly true claim as unsupported, and a reviewer
 would call the certainty made up. The verifier reads both sentences as the same
 statement (they share every content word), so the engine finds the sentence that states
-the claim and looks for a hedge in it that the claim lacks.
+the claim and looks for a hedge in it that the claim lacks. English is read with its own
+word and sentence readers; another language through its profile's word forms and hedges
+("הסרט כנראה זכה" against "הסרט זכה").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
 
+from grounding_app.engine.lang import profile
 from grounding_app.engine.lang.en import HEDGES
 from grounding_app.engine.lexical import content_stems, sentences, words
 
 # A quotation is a source's own words, which a claim may report in its own ("criticised").
 _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d")
+# Any script's sentence end: the English reader also wants a capital after it.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def _hedged(sentence: str, wanted: set[str], reach: int = 4) -> bool:
+@dataclass(frozen=True)
+class _Reader:
+    words: Callable[[str], list[str]]
+    # Each content word as the forms it matches by (an English stem; a Hebrew word with
+    # and without its prefixes).
+    content: Callable[[str], list[frozenset[str]]]
+    is_hedge: Callable[[str], bool]
+    sentences: Callable[[str], list[str]]
+
+
+@cache
+def _reader(language: str) -> _Reader:
+    if language == "en":
+        # Lower case only: "May" is a month.
+        return _Reader(
+            words,
+            lambda text: [frozenset((s,)) for s in content_stems(text)],
+            lambda word: word in HEDGES,
+            sentences,
+        )
+    reader = profile(language)
+    return _Reader(
+        reader.words,
+        lambda text: [reader.word_forms(w) for w in reader.content_words(text)],
+        lambda word: bool(reader.word_forms(word) & reader.hedges),
+        lambda text: [s for s in _SENTENCE_END.split(text) if s],
+    )
+
+
+def _overlap(wanted: set[frozenset[str]], text: list[frozenset[str]]) -> int:
+    held = set().union(*text) if text else set()
+    return sum(1 for forms in wanted if forms & held)
+
+
+def _hedged(sentence: str, wanted: set[frozenset[str]], reader: _Reader, reach: int = 4) -> bool:
     """A hedge inside what the sentence says of the claim: with the claim's words on both
     sides of it, within `reach` words ("the drug may slow memory loss"), not in a clause
     of its own ("may have left him tired after he was substituted")."""
-    tokens = words(_QUOTED.sub(" ", sentence))
+    tokens = reader.words(_QUOTED.sub(" ", sentence))
     for i, word in enumerate(tokens):
-        if word not in HEDGES:
+        if not reader.is_hedge(word):
             continue
-        before = content_stems(" ".join(tokens[max(0, i - reach) : i]))
-        after = content_stems(" ".join(tokens[i + 1 : i + 1 + reach]))
-        if wanted & set(before) and wanted & set(after):
+        before = reader.content(" ".join(tokens[max(0, i - reach) : i]))
+        after = reader.content(" ".join(tokens[i + 1 : i + 1 + reach]))
+        if _overlap(wanted, before) and _overlap(wanted, after):
             return True
     return False
 
 
-def drops_hedge(claim: str, evidence: Sequence[str], share: float = 0.75) -> bool:
+def drops_hedge(
+    claim: str, evidence: Sequence[str], language: str = "en", share: float = 0.75
+) -> bool:
     """Whether every evidence sentence stating the claim hedges it and the claim does not.
 
     A sentence states the claim when it holds at least `share` of the claim's content
     words and no other sentence holds more.
     """
-    if any(w in HEDGES for w in words(claim)):
+    reader = _reader(language)
+    if any(reader.is_hedge(w) for w in reader.words(claim)):
         return False
-    wanted = set(content_stems(claim))
+    wanted = set(reader.content(claim))
     if len(wanted) < 2:
         return False
-    stated = [s for passage in evidence for s in sentences(passage)]
-    covered = [len(wanted & set(content_stems(s))) for s in stated]
+    stated = [s for passage in evidence for s in reader.sentences(passage)]
+    covered = [_overlap(wanted, reader.content(s)) for s in stated]
     best = max(covered, default=0)
     if best < share * len(wanted):
         return False
-    return all(_hedged(s, wanted) for s, n in zip(stated, covered, strict=True) if n == best)
+    return all(
+        _hedged(s, wanted, reader) for s, n in zip(stated, covered, strict=True) if n == best
+    )

@@ -12,7 +12,7 @@ CASES = [
     pytest.param(check, language, claim, passages, expected, id=f"{check.name}-{language}-{i}")
     for check in CHECKS
     for language in sorted(check.languages)
-    for i, (claim, passages, expected) in enumerate(check.cases)
+    for i, (claim, passages, expected) in enumerate(check.cases[language])
 ]
 
 
@@ -27,7 +27,8 @@ def test_case_table(check, language, claim, passages, expected):
 def test_each_check_declares_its_languages_and_cases_both_ways(check):
     assert check.kind in (CONTRADICTION, ROLE, HEDGE)
     assert check.languages and check.languages <= set(PROFILES)
-    assert {expected for _, _, expected in check.cases} == {True, False}
+    for language in check.languages:
+        assert {expected for _, _, expected in check.cases[language]} == {True, False}
 
 
 def test_a_check_is_not_run_for_a_language_it_does_not_declare():

@@ -215,3 +215,24 @@ def test_a_hebrew_sentence_copied_with_a_name_swapped_in_is_unsupported(engine, 
     (claim,) = run(engine, answer, [FILM]).claims
     assert claim.checked_by == WORD_MATCHING
     assert bool(claim.citation_indices) is supported, claim
+
+
+TREATY = "הסכם השלום נחתם ב-4 ביולי 1950 בירושלים, אחרי שנה של שיחות."
+FIRE = "לפי הדוח, השריפה במפעל נגרמה כנראה מתנור פגום במטבח."
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact", "supported"),
+    [
+        ("הסכם השלום נחתם ב-04/07/1950.", TREATY, True),
+        ("הסכם השלום נחתם ביולי 1950.", TREATY, True),
+        ("הסכם השלום נחתם ב-5 ביולי 1950.", TREATY, False),
+        ("השריפה במפעל נגרמה כנראה מתנור פגום במטבח.", FIRE, True),
+        # The fact hedges what the claim states flatly.
+        ("השריפה במפעל נגרמה מתנור פגום במטבח.", FIRE, False),
+    ],
+)
+def test_hebrew_dates_in_other_forms_and_dropped_hedges(engine, answer, fact, supported):
+    (claim,) = run(engine, answer, [fact]).claims
+    assert claim.checked_by == WORD_MATCHING
+    assert bool(claim.citation_indices) is supported, claim

@@ -13,7 +13,7 @@ table, both ways (what it must catch, what it must leave alone), run by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 CONTRADICTION = "contradiction"
@@ -45,10 +45,14 @@ class Reading:
 class Check:
     name: str
     kind: str  # CONTRADICTION, ROLE or HEDGE: which penalty it carries
-    languages: frozenset[str]
     fires: Callable[[Reading], bool]
-    # (claim, evidence passages, fires?) in each declared language.
-    cases: tuple[tuple[str, tuple[str, ...], bool], ...]
+    # Per language the check reads: (claim, evidence passages, fires?), both ways.
+    cases: Mapping[str, tuple[tuple[str, tuple[str, ...], bool], ...]]
+
+    @property
+    def languages(self) -> frozenset[str]:
+        """The languages it is written for: those its case table covers."""
+        return frozenset(self.cases)
 
 
 def registry() -> tuple[Check, ...]:

@@ -44,13 +44,14 @@ def _fires(reading: Reading) -> bool:
 CHECK = Check(
     "record_flag",
     CONTRADICTION,
-    frozenset({"en"}),
     _fires,
-    (
-        ("Luigi's has outdoor seating.", ("attributes Outdoor Seating: no.",), True),
-        ("Luigi's does not deliver.", ("attributes Restaurants Delivery: yes.",), True),
-        ("Luigi's has no outdoor seating.", ("attributes Outdoor Seating: no.",), False),
-        ("Luigi's delivers.", ("attributes Restaurants Delivery: yes.",), False),
-        ("Luigi's has free WiFi.", ("attributes Outdoor Seating: no.",), False),
-    ),
+    {
+        "en": (
+            ("Luigi's has outdoor seating.", ("attributes Outdoor Seating: no.",), True),
+            ("Luigi's does not deliver.", ("attributes Restaurants Delivery: yes.",), True),
+            ("Luigi's has no outdoor seating.", ("attributes Outdoor Seating: no.",), False),
+            ("Luigi's delivers.", ("attributes Restaurants Delivery: yes.",), False),
+            ("Luigi's has free WiFi.", ("attributes Outdoor Seating: no.",), False),
+        ),
+    },
 )

@@ -20,13 +20,14 @@ def _fires(reading: Reading) -> bool:
 CHECK = Check(
     "role",
     ROLE,
-    frozenset({"en"}),
     _fires,
-    (
-        ("Buzz Aldrin was the first person to walk on the Moon.", _MOON, True),
-        ("Neil Armstrong was the first person to walk on the Moon.", _MOON, False),
-        ("Michael Collins stayed in lunar orbit.", _MOON, False),
-        ("Leonardo DiCaprio directed Titanic.", _TITANIC, True),
-        ("James Cameron directed Titanic.", _TITANIC, False),
-    ),
+    {
+        "en": (
+            ("Buzz Aldrin was the first person to walk on the Moon.", _MOON, True),
+            ("Neil Armstrong was the first person to walk on the Moon.", _MOON, False),
+            ("Michael Collins stayed in lunar orbit.", _MOON, False),
+            ("Leonardo DiCaprio directed Titanic.", _TITANIC, True),
+            ("James Cameron directed Titanic.", _TITANIC, False),
+        ),
+    },
 )

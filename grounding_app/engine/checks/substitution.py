@@ -17,13 +17,14 @@ def _fires(reading: Reading) -> bool:
 CHECK = Check(
     "substitution",
     CONTRADICTION,
-    frozenset({"en"}),
     _fires,
-    (
-        ("Rome is the capital of Austria.", ("Vienna is the capital of Austria.",), True),
-        ("It was released in 1975.", ("The movie was released in 1997.",), True),
-        ("Vienna is the capital of Austria.", ("Vienna is the capital of Austria.",), False),
-        ("It won eleven awards.", ("It won 11 awards.",), False),
-        ("The UN was founded in 1945.", ("The United Nations was founded in 1945.",), False),
-    ),
+    {
+        "en": (
+            ("Rome is the capital of Austria.", ("Vienna is the capital of Austria.",), True),
+            ("It was released in 1975.", ("The movie was released in 1997.",), True),
+            ("Vienna is the capital of Austria.", ("Vienna is the capital of Austria.",), False),
+            ("It won eleven awards.", ("It won 11 awards.",), False),
+            ("The UN was founded in 1945.", ("The United Nations was founded in 1945.",), False),
+        ),
+    },
 )

@@ -88,23 +88,24 @@ _FILM = ("ג'יימס קמרון ביים את הסרט טיטניק. קייט �
 CHECK = Check(
     "swap",
     CONTRADICTION,
-    frozenset({"he"}),
     _fires,
-    (
-        ("קייט וינסלט ביים את הסרט טיטניק.", _FILM, True),
-        ("ג'יימס קמרון ביים את הסרט טיטניק.", _FILM, False),
-        ("קייט וינסלט כיכבה בסרט לצד ג'יימס קמרון.", _FILM, True),
-        # A word of the same sentence moved to the front: a paraphrase.
-        (
-            "בקמאקורה יש מספר רב של מקדשי זן.",
-            ("השוגונט ייסד מספר רב של מקדשי זן בקמאקורה.",),
-            False,
+    {
+        "he": (
+            ("קייט וינסלט ביים את הסרט טיטניק.", _FILM, True),
+            ("ג'יימס קמרון ביים את הסרט טיטניק.", _FILM, False),
+            ("קייט וינסלט כיכבה בסרט לצד ג'יימס קמרון.", _FILM, True),
+            # A word of the same sentence moved to the front: a paraphrase.
+            (
+                "בקמאקורה יש מספר רב של מקדשי זן.",
+                ("השוגונט ייסד מספר רב של מקדשי זן בקמאקורה.",),
+                False,
+            ),
+            ("קייט וינסלט כיכבה בסרט לצד ליאונרדו דיקפריו.", _FILM, False),
+            # Reordered, and with a word the evidence never has: not a swap.
+            ("את הסרט טיטניק ביים ג'יימס קמרון.", _FILM, False),
+            ("ג'יימס קמרון צילם את הסרט טיטניק.", _FILM, False),
+            # Prefixes shed: "ובסרט" is "בסרט".
+            ("וקייט וינסלט כיכבה בסרט לצד ליאונרדו דיקפריו.", _FILM, False),
         ),
-        ("קייט וינסלט כיכבה בסרט לצד ליאונרדו דיקפריו.", _FILM, False),
-        # Reordered, and with a word the evidence never has: not a swap.
-        ("את הסרט טיטניק ביים ג'יימס קמרון.", _FILM, False),
-        ("ג'יימס קמרון צילם את הסרט טיטניק.", _FILM, False),
-        # Prefixes shed: "ובסרט" is "בסרט".
-        ("וקייט וינסלט כיכבה בסרט לצד ליאונרדו דיקפריו.", _FILM, False),
-    ),
+    },
 )

@@ -55,6 +55,10 @@ class Profile:
     negations: frozenset[str] = frozenset()
     number_words: dict[str, str] = field(default_factory=dict)
     absolutes: frozenset[str] = frozenset()
+    # Words that mark a statement as uncertain ("probably", "כנראה").
+    hedges: frozenset[str] = frozenset()
+    # Month names -> 1..12, for dates the word-matching judge compares as dates.
+    months: dict[str, int] = field(default_factory=dict)
     # English replies are told apart by `claims` (its patterns read contractions and
     # context); a profile's table serves the other languages.
     reactions: frozenset[str] = frozenset()
@@ -87,17 +91,70 @@ class Profile:
         return out
 
     def numbers(self, text: str) -> set[str]:
-        """Numbers written in digits or in this language's number words."""
-        found = {d.replace(",", "") for d in _DIGITS.findall(text)}
+        """Numbers written in digits or in this language's number words; with `months`,
+        dates as dates in every form ("4 ביולי 1950", "04/07/1950", "1950-07-04" are
+        1950-07-04, which also holds 1950-07 and 1950), so that a date matches a less
+        precise one and not a more precise one."""
+        found: set[str] = set()
+        if self.months:
+            text = self._dates(text, found)
+        found |= {d.replace(",", "").lstrip("0") or "0" for d in _DIGITS.findall(text)}
         for word in self.words(text):
             for form in self.word_forms(word):
                 if form in self.number_words:
                     found.add(self.number_words[form])
         return found
 
+    def _dates(self, text: str, found: set[str]) -> str:
+        """Adds the text's dates to ``found``; returns the text without them."""
+
+        def numeric(m: re.Match[str]) -> str:
+            if m.group("iso"):
+                year, month, day = m.group("iy"), m.group("im"), m.group("id")
+            else:
+                day, month, year = m.group("d"), m.group("m"), m.group("y")
+            if 1 <= int(month) <= 12 and 1 <= int(day) <= 31:
+                found.update(_date_forms(int(year), int(month), int(day)))
+                return " "
+            return m.group(0)
+
+        text = _NUMERIC_DATE.sub(numeric, text)
+        matches = list(_WORD.finditer(text))
+        tokens = [m.group(0) for m in matches]
+        spent: set[int] = set()
+        for i, token in enumerate(tokens):
+            month = next((self.months[f] for f in self.word_forms(token) if f in self.months), 0)
+            if not month:
+                continue
+            day = tokens[i - 1] if i and tokens[i - 1].isdigit() else ""
+            year = tokens[i + 1] if i + 1 < len(tokens) and _YEAR.fullmatch(tokens[i + 1]) else ""
+            if not year:
+                continue
+            valid_day = day and 1 <= int(day) <= 31
+            found.update(_date_forms(int(year), month, int(day) if valid_day else 0))
+            spent.update({i - 1, i + 1} if valid_day else {i + 1})
+        for i in sorted(spent, reverse=True):
+            text = text[: matches[i].start()] + " " + text[matches[i].end() :]
+        return text
+
     def is_reaction(self, sentence: str) -> bool:
         """A reply that states nothing ("That's awesome!", "זה מדהים!")."""
         return " ".join(self.words(sentence)) in self.reactions
+
+
+_NUMERIC_DATE = re.compile(
+    r"(?<![\d.,/])(?<!\d-)(?:(?P<iso>(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"
+    r"|(?P<d>\d{1,2})(?P<sep>[./-])(?P<m>\d{1,2})(?P=sep)(?P<y>\d{4}))(?![\d.,/-]?\d)"
+)
+_YEAR = re.compile(r"\d{4}")
+
+
+def _date_forms(year: int, month: int, day: int) -> set[str]:
+    """A date and the less precise dates it holds (its month, its year)."""
+    forms = {str(year), f"{year}-{month:02d}"}
+    if day:
+        forms.add(f"{year}-{month:02d}-{day:02d}")
+    return forms
 
 
 def _stem_forms(word: str) -> frozenset[str]:
@@ -110,6 +167,7 @@ ENGLISH = Profile(
     stopwords=en.STOPWORDS,
     negations=en.NEGATIONS,
     absolutes=en.ABSOLUTES,
+    hedges=en.HEDGES,
     number_words=en.NUMBER_WORDS,
     forms=_stem_forms,
 )
@@ -119,6 +177,8 @@ HEBREW = Profile(
     stopwords=he.STOPWORDS,
     negations=he.NEGATIONS,
     absolutes=he.ABSOLUTES,
+    hedges=he.HEDGES,
+    months=he.MONTHS,
     number_words=he.NUMBER_WORDS,
     reactions=he.REACTIONS,
     forms=he.forms,

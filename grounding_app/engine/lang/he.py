@@ -1,5 +1,5 @@
 # ruff: noqa: RUF002
-"""Hebrew: one-letter prefixes, stop words, negations, number words, reactions.
+"""Hebrew: one-letter prefixes, stop words, negations, number words, hedges, reactions.
 
 Hebrew writes the conjunction "ו", the article "ה", the prepositions "ב ל מ כ" and the
 relative "ש" onto the next word, in combinations ("ובבית", "שמהעיר", "וכשהגיע"), so a
@@ -42,10 +42,23 @@ NUMBER_WORDS = {
 # Words that make a claim absolute ("all", "only", "always", "never", "most").
 ABSOLUTES = frozenset("כל רק תמיד לעולם מעולם רוב הרבה כולם כולן שלם".split())
 
-# Month names, for dates written "4 ביולי 1950": read as words, with their prefix shed.
-MONTHS = frozenset(
-    "ינואר פברואר מרץ מרס אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר".split()
+# Words that mark a statement as uncertain ("maybe", "probably", "allegedly", "may"):
+# "ככל הנראה" is read by its second word.
+HEDGES = frozenset(
+    """אולי ייתכן יתכן ייתכנו כנראה הנראה לכאורה כביכול עשוי עשויה עשויים עשויות עלול
+    עלולה עלולים עלולות יכול יכולה יכולים יכולות משוער סביר מסתבר""".split()
 )
+
+# Month names and their numbers, for dates written "4 ביולי 1950" (read as words, with
+# their prefix shed) as well as "04/07/1950".
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        "ינואר פברואר מרץ|מרס אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר".split(),
+        start=1,
+    )
+    for name in names.split("|")
+}
 
 # Whole replies that state nothing, as words joined by spaces (punctuation dropped).
 REACTIONS = frozenset(

@@ -28,7 +28,7 @@ def test_hebrew_words_shed_their_one_letter_prefixes(word, forms):
     ("text", "numbers"),
     [
         ("הוא נולד ב-1997.", {"1997"}),
-        ("4 ביולי 1950", {"4", "1950"}),
+        ("4 ביולי 1950", {"1950", "1950-07", "1950-07-04"}),
         ("היו שלושה ילדים ועשרים מורים", {"3", "20"}),
         ("ולשלושת האחים", {"3"}),
         ("אין כאן מספרים", set()),
@@ -38,6 +38,43 @@ def test_hebrew_words_shed_their_one_letter_prefixes(word, forms):
 def test_numbers_in_digits_and_words(text, numbers):
     language = "he" if any("\u05d0" <= c <= "\u05ea" for c in text) else "en"
     assert profile(language).numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("ב-4 ביולי 1950", {"1950", "1950-07", "1950-07-04"}),
+        ("04/07/1950", {"1950", "1950-07", "1950-07-04"}),
+        ("4.7.1950", {"1950", "1950-07", "1950-07-04"}),
+        ("1950-07-04", {"1950", "1950-07", "1950-07-04"}),
+        ("ובמרס 2003", {"2003", "2003-03"}),
+        ("ב-1997", {"1997"}),
+        ("31.12.1999 עם 1,500 איש", {"1999", "1999-12", "1999-12-31", "1500"}),
+        ("3.5 מיליון", {"3.5", "1000000"}),
+        # Not dates: no year, a day past 31, a month past 12.
+        ("4 ביולי", {"4"}),
+        ("40 ביולי 1950", {"40", "1950", "1950-07"}),
+        ("04/13/1950", {"4", "13", "1950"}),
+    ],
+)
+def test_hebrew_dates_are_read_as_dates_in_every_form(text, numbers):
+    assert profile("he").numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        ("4 ביולי 1950", "ב-04/07/1950", False),
+        ("יולי 1950", "4 ביולי 1950", False),
+        ("1950", "4 ביולי 1950", False),
+        ("5 ביולי 1950", "4 ביולי 1950", True),
+        ("4 ביולי 1950", "יולי 1950", True),
+        ("אוגוסט 1950", "4 ביולי 1950", True),
+    ],
+)
+def test_a_date_matches_a_less_precise_one_and_not_a_more_precise_one(claim, evidence, missing):
+    hebrew = profile("he")
+    assert bool(hebrew.numbers(claim) - hebrew.numbers(evidence)) is missing
 
 
 @pytest.mark.parametrize(
