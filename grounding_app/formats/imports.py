@@ -17,7 +17,8 @@ Detection rules (field names in camelCase or snake_case), in order:
 An object matching two rows is refused as ambiguous; a CheckGroundingResponse alone is
 refused because its offsets mean nothing without the answer; a single agent item not
 in an array, an array of GenerateContentResponses (a streamed reply) and an empty array
-are refused with a message saying what to paste instead.
+are refused with a message saying what to paste instead. An answer (all parts of all
+candidates) longer than `MAX_IMPORT_ANSWER_BYTES` is refused whole, never cut.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from grounding_app.formats.grounded import GroundedAnswer
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_IMPORT_ANSWER_BYTES",
     "MAX_IMPORT_BYTES",
     "ImportFormatError",
     "ImportKind",
@@ -48,6 +50,11 @@ __all__ = [
 
 MAX_IMPORT_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
+# The answer text one import may hold, every part of every candidate together: four
+# times the check API's answer (MAX_ANSWER_BYTES), room for Gemini's longest replies
+# (65,536 output tokens), and a page that renders in about a second. A 3.5 MB answer
+# took a production worker past its timeout on every view.
+MAX_IMPORT_ANSWER_BYTES = 256 * 1024
 
 ImportKind = Literal["check_grounding", "gemini", "agent"]
 
@@ -250,13 +257,26 @@ def _check_grounding(data: dict[str, object]) -> ImportResult:
     return ImportResult("check_grounding", grounded=grounded, request=request)
 
 
+def _bounded(grounded: GroundedAnswer) -> GroundedAnswer:
+    """Refuse an answer longer than MAX_IMPORT_ANSWER_BYTES as a whole: cutting it would
+    lose claims and offsets without a word."""
+    size = sum(utf8_len(part) for candidate in grounded.candidates for part in candidate.parts)
+    if size > MAX_IMPORT_ANSWER_BYTES:
+        _fail(
+            f"the answer is {size:,} bytes of text; an import may hold at most "
+            f"{MAX_IMPORT_ANSWER_BYTES:,} bytes (256 KiB) over all its candidates and "
+            "parts: import a longer answer in pieces."
+        )
+    return grounded
+
+
 def detect_and_parse(raw: str | bytes) -> ImportResult:
     """Decode, detect and parse one import; raises only `ImportFormatError`."""
     data = decode_import(raw)
     kind = detect_kind(data)
     if kind == "gemini":
-        return ImportResult("gemini", grounded=parse_gemini(data), request=None)
+        return ImportResult("gemini", grounded=_bounded(parse_gemini(data)), request=None)
     if kind == "agent":
-        return ImportResult("agent", grounded=parse_agent(data), request=None)
+        return ImportResult("agent", grounded=_bounded(parse_agent(data)), request=None)
     assert isinstance(data, dict)  # detect_kind returns check_grounding only for objects
     return _check_grounding(data)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.imports import (
     MAX_DEPTH,
+    MAX_IMPORT_ANSWER_BYTES,
     MAX_IMPORT_BYTES,
     ImportFormatError,
     ImportResult,
@@ -385,3 +386,35 @@ def test_random_offsets_are_placed_soundly_or_reported(data: st.DataObject):
     assert result is not None and result.grounded is not None
     (candidate,) = result.grounded.candidates
     assert len(candidate.segments) + len(candidate.problems) == len(supports)
+
+
+# --- how much answer an import may hold (issue 25 item 13) ----------------------------------
+
+
+def _gemini_answer(size: int, parts: int = 1, candidates: int = 1) -> str:
+    """A Gemini response whose answer text is `size` UTF-8 bytes, split over parts and
+    candidates."""
+    each = size // (parts * candidates)
+    text = ("Spain won. " * (each // 11 + 1))[:each]
+    data = load("gemini_web_search.json")
+    candidate = data["candidates"][0]
+    candidate["content"]["parts"] = [{"text": text} for _ in range(parts)]
+    candidate["groundingMetadata"]["groundingSupports"] = []
+    data["candidates"] = [copy.deepcopy(candidate) for _ in range(candidates)]
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(("parts", "candidates"), [(1, 1), (4, 1), (2, 2)])
+def test_an_import_holds_at_most_the_answer_bound(parts: int, candidates: int) -> None:
+    assert detect_and_parse(_gemini_answer(MAX_IMPORT_ANSWER_BYTES, parts, candidates))
+    with pytest.raises(ImportFormatError) as caught:
+        detect_and_parse(_gemini_answer(MAX_IMPORT_ANSWER_BYTES + 4 * 11, parts, candidates))
+    assert caught.value.field == ""
+    assert f"at most {MAX_IMPORT_ANSWER_BYTES:,} bytes" in caught.value.message
+
+
+def test_the_answer_bound_counts_bytes_not_characters() -> None:
+    data = load("agent_session_output.json")
+    answer = "אב" * (MAX_IMPORT_ANSWER_BYTES // 4 + 1)  # 2 bytes a letter: over the bound
+    with pytest.raises(ImportFormatError, match="bytes of text"):
+        detect_and_parse(json.dumps([{"text": answer}, *data[1:]]))
