@@ -1,8 +1,10 @@
 """One fitted score from the judges and the checks, in place of hand-set penalties.
 
 Each evidence option a claim is read against yields the verifier's logit, the zero-shot
-feature judge's logit, the word-matching judge's logit and which kinds of check fired
-(contradiction, role, hedge). A logistic model over them (`lab/fit_aggregator.py`,
+feature judge's logit, the word-matching judge's logit, which kinds of check fired
+(contradiction, role, hedge) and what the verifier's own penalties count (a number the
+evidence lacks, names it lacks: the verifier's logit has them subtracted already, so
+their weights here adjust those penalties). A logistic model over them (`lab/fit_aggregator.py`,
 fitted on `train.jsonl`, its bias set on `dev_realistic`'s select half so that the
 default threshold is the macro optimum) gives the option's probability of support. Without
 a fitted file the engine keeps the verifier's score with the checks' fixed penalties.
@@ -18,7 +20,16 @@ from pathlib import Path
 
 AGGREGATOR_WEIGHTS = Path(__file__).with_name("data") / "aggregator.json"
 
-FEATURES = ("verifier", "feature_judge", "word_match", "contradiction", "role", "hedge")
+FEATURES = (
+    "verifier",
+    "feature_judge",
+    "word_match",
+    "contradiction",
+    "role",
+    "hedge",
+    "missing_number",
+    "missing_names",
+)
 
 
 def logit(probability: float) -> float:

@@ -42,6 +42,7 @@ from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
 from grounding_app.engine.lang import identify, profile
 from grounding_app.engine.lexical import (
+    compare,
     content_stems,
     numbers,
     refers_back,
@@ -547,10 +548,14 @@ class GroundingEngine:
                 )
                 kinds = fired(reading, languages[order[row]], self.checks)
                 if others is not None:
+                    # The verifier's own penalties, for a fit that weighs them anew.
+                    lexical = compare(pairs[k][0].claim, evidence.text)
                     features = (
                         logit(score),
                         *others[k],
                         *(float(kind in kinds) for kind in (CONTRADICTION, ROLE, HEDGE)),
+                        float(lexical.missing_numbers > 0),
+                        float(min(lexical.missing_names, 3)),
                     )
                     if self.recorder is not None:
                         self.recorder(order[row], features)
