@@ -154,8 +154,13 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
             True,
         ),
     )
+    other = type(user).objects.create_user("second-annotator", password="pw-for-tests-only")
     project = annotation_services.create_project(
-        user, name="Film facts", instructions="Label each claim.", overlap=1, annotators=[user]
+        user,
+        name="Film facts",
+        instructions="Label each claim.",
+        overlap=2,
+        annotators=[user, other],
     )
     annotation_services.import_jsonl(
         project,
@@ -169,19 +174,27 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
                 }
             )
             for n, claim in enumerate(
-                ("Titanic was directed by James Cameron.", "Titanic was made in 1975.") * 2
+                ("Titanic was directed by James Cameron.", "Titanic was made in 1975.") * 3
             )
         ),
     )
-    first = annotation_services.next_assignment(project, user)
-    assert first is not None
-    annotation_services.submit(
-        first,
-        {
-            claim.pk: annotation_services.ClaimState("supported", (0,))
-            for claim in first.item.claims.all()
-        },
-    )
+    # Both annotators label five of the six items, disagreeing on one (kappa 0.62,
+    # "substantial": the agreement page's darkest cells), so one item is left to label.
+    labels = {user: "SUSUS", other: "SUSUU"}
+    for annotator, marks in labels.items():
+        for _ in marks:
+            assignment = annotation_services.next_assignment(project, annotator)
+            assert assignment is not None
+            mark = marks[assignment.item.position]
+            annotation_services.submit(
+                assignment,
+                {
+                    claim.pk: annotation_services.ClaimState(
+                        "supported" if mark == "S" else "unsupported", (0,)
+                    )
+                    for claim in assignment.item.claims.all()
+                },
+            )
     assignment = annotation_services.next_assignment(project, user)
     assert assignment is not None
     job = batch_services.create_job(
