@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit
 
 import idna
@@ -109,18 +110,46 @@ def url_host(url: str) -> str | None:
     return normalize_host(unquote(hostname))
 
 
-def covers(entry: str, host: str) -> bool:
-    """Whether a normalized list entry covers a normalized host (itself or a subdomain)."""
-    if _ip(entry) is not None or _ip(host) is not None:
-        return entry == host
-    return host == entry or host.endswith("." + entry)
+class DomainList:
+    """A list of normalized entries indexed once, so that finding the entry that covers
+    a host costs a lookup per label of the host, whatever the list's length (a scan
+    called `ipaddress` twice per entry: 2,000 entries x 3,000 sources took 38 s).
+
+    Both sides normalized: an IP literal, host or entry, matches only itself; a name
+    matches itself and its subdomains, on whole labels; the entry earliest in the list
+    wins.
+    """
+
+    def __init__(self, entries: Iterable[str]) -> None:
+        self.entries = tuple(entries)
+        self._exact: dict[str, int] = {}  # every entry -> its first position
+        self._names: dict[str, int] = {}  # entries that are names, not IP literals
+        for position, entry in enumerate(self.entries):
+            if entry not in self._exact:
+                self._exact[entry] = position
+                if _ip(entry) is None:
+                    self._names[entry] = position
+
+    def first(self, host: str | None) -> str | None:
+        """The first entry covering `host`, or None (always None for an unknown host)."""
+        if host is None:
+            return None
+        if _ip(host) is not None:
+            position = self._exact.get(host)
+            return None if position is None else self.entries[position]
+        labels = host.split(".")
+        positions = [
+            position
+            for i in range(len(labels))
+            if (position := self._names.get(".".join(labels[i:]))) is not None
+        ]
+        return self.entries[min(positions)] if positions else None
 
 
-def first_match(entries: list[str] | tuple[str, ...], host: str | None) -> str | None:
-    """The first entry covering `host`, or None (always None for an unknown host)."""
-    if host is None:
-        return None
-    return next((entry for entry in entries if covers(entry, host)), None)
+def first_match(entries: Iterable[str], host: str | None) -> str | None:
+    """The first entry covering `host`, or None (always None for an unknown host); to
+    ask one list about many hosts, build a `DomainList` once."""
+    return DomainList(entries).first(host)
 
 
 def normalize_url(url: str) -> str | None:

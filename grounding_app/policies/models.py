@@ -16,7 +16,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from grounding_app.policies.rules import Rules
+from grounding_app.policies.rules import Rules, indexed
 from grounding_app.retention.expiry import RetentionManager
 
 MAX_EXCLUDED = 2000
@@ -54,7 +54,7 @@ class SourcePolicy(models.Model):
 
     @property
     def rules(self) -> Rules:
-        return Rules(
+        return indexed(
             tuple(self.excluded_domains), tuple(self.preferred_domains), tuple(self.context_urls)
         )
 

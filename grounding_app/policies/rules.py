@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from grounding_app.policies.domains import (
     DomainError,
-    first_match,
+    DomainList,
     normalize_host,
     normalize_url,
     parse_domain,
@@ -39,9 +40,39 @@ REDIRECT_HOSTS = frozenset({"vertexaisearch.cloud.google.com"})
 
 @dataclass(frozen=True)
 class Rules:
+    """A policy's lists, indexed on first use: a batch job judges thousands of sources
+    against one policy, so every list is read once, not once per source."""
+
     excluded: tuple[str, ...]  # normalized domains (see domains.parse_domain)
     preferred: tuple[str, ...]
     context_urls: tuple[str, ...]  # as entered; compared through normalize_url
+
+    @cached_property
+    def excluded_list(self) -> DomainList:
+        return DomainList(self.excluded)
+
+    @cached_property
+    def preferred_list(self) -> DomainList:
+        return DomainList(self.preferred)
+
+    @cached_property
+    def context_by_url(self) -> dict[str, str]:
+        """Each context URL's normalized spelling -> the first entry spelled that way."""
+        out: dict[str, str] = {}
+        for context in self.context_urls:
+            url = normalize_url(context)
+            if url is not None:
+                out.setdefault(url, context)
+        return out
+
+
+@lru_cache(maxsize=32)
+def indexed(
+    excluded: tuple[str, ...], preferred: tuple[str, ...], context: tuple[str, ...]
+) -> Rules:
+    """The one `Rules` for these lists in this process, so its index is built once
+    however often the policy is read (every line of a batch job reads it)."""
+    return Rules(excluded, preferred, context)
 
 
 @dataclass(frozen=True)
@@ -85,15 +116,14 @@ def source_domain(source: SourceRef) -> str | None:
 
 def judge(rules: Rules, source: SourceRef) -> Verdict:
     domain = source_domain(source)
-    excluded = first_match(rules.excluded, domain)
+    excluded = rules.excluded_list.first(domain)
     if excluded is not None:
         return Verdict("excluded", domain, excluded)
     url = normalize_url(source.uri)
-    if url is not None:
-        for context in rules.context_urls:
-            if normalize_url(context) == url:
-                return Verdict("context", domain, context)
-    preferred = first_match(rules.preferred, domain)
+    context = rules.context_by_url.get(url) if url is not None else None
+    if context is not None:
+        return Verdict("context", domain, context)
+    preferred = rules.preferred_list.first(domain)
     if preferred is not None:
         return Verdict("preferred", domain, preferred)
     return Verdict("unknown" if domain is None else "other", domain, "")
@@ -104,6 +134,6 @@ def context_uses(rules: Rules, sources: Sequence[SourceRef]) -> tuple[ContextUse
     cited = {url for s in sources if s.cited and (url := normalize_url(s.uri)) is not None}
     uses = []
     for context in rules.context_urls:
-        excluded = first_match(rules.excluded, url_host(context))
+        excluded = rules.excluded_list.first(url_host(context))
         uses.append(ContextUse(context, normalize_url(context) in cited, excluded or ""))
     return tuple(uses)

@@ -11,7 +11,6 @@ from django.db import transaction
 
 from grounding_app.annotations.models import LabelingProject
 from grounding_app.formats.grounded import GroundedAnswer, Source
-from grounding_app.policies.domains import first_match
 from grounding_app.policies.models import ProjectPolicy, ReviewPolicy, SourcePolicy
 from grounding_app.policies.rules import ContextUse, Rules, SourceRef, Verdict, context_uses, judge
 from grounding_app.rendering.links import safe_href
@@ -161,7 +160,7 @@ def warnings(policy: SourcePolicy) -> list[PolicyWarning]:
         if use.excluded_by
     ]
     for domain in rules.preferred:
-        excluded = first_match(rules.excluded, domain)
+        excluded = rules.excluded_list.first(domain)
         if excluded is not None:
             out.append(PolicyWarning(domain, f"never preferred: excluded by {excluded}"))
     return out
