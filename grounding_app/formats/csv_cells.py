@@ -1,21 +1,36 @@
 """CSV lines that a spreadsheet opens as text: the one place every export makes them.
 
 A cell starting with "=", "+", "-", "@", a tab or a carriage return is run as a formula
-by spreadsheet programs (CSV injection); such a cell gets a leading apostrophe, which
-they show as text. Lines come one at a time, so exports stream.
+by spreadsheet programs (CSV injection), and so is one where such a sign follows only
+what they skip or what hides it: spaces of any kind, zero-width characters, a byte-order
+mark, line, form or vertical-tab breaks, or a double quote (`" =1+1`). Such a cell gets
+a leading apostrophe, which they show as text. A spreadsheet that splits lines on ";"
+(the usual list separator where "," is the decimal comma) starts a new cell after each
+one, so each ";"-separated part is guarded the same way (`x;=1+1;` -> `x;'=1+1;`).
+Lines come one at a time, so exports stream.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterable
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Skipped before a formula sign, or hiding it: whitespace of every kind, zero-width and
+# joining characters, the byte-order mark, and the double quote.
+_SKIPPED = (
+    ' \t\n\r\x0b\x0c\x85\u00a0\u1680\u180e\u2000-\u200f\u2028\u2029\u202f\u205f\u2060\u3000\ufeff"'
+)
+# Where a cell, or a ";"-separated part of one, would be read as a formula.
+_FORMULA_PART = re.compile(f"(?:^|(?<=;))(?=[{_SKIPPED}]*[=+\\-@])")
+_CONTROL_START = ("\t", "\r")
 
 
 def safe_cell(value: object) -> str:
+    """The value as text, with an apostrophe before each part a spreadsheet would run."""
     text = "" if value is None else str(value)
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
+    guarded = _FORMULA_PART.sub("'", text)
+    return f"'{guarded}" if guarded.startswith(_CONTROL_START) else guarded
 
 
 class _Echo:
