@@ -5,6 +5,7 @@ Views stay thin: they turn forms into calls here and results into templates.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
@@ -303,3 +304,32 @@ def reviewer_verdicts(review: Review) -> dict[tuple[int, int], ReviewerVerdict]:
     """{(candidate, claim number): verdict} of a review."""
     rows = ReviewerVerdict.objects.filter(review=review).select_related("set_by")
     return {(v.candidate, v.claim): v for v in rows}
+
+
+def api_example(review: Review, origin: str) -> str:
+    """A curl command that sends this review's request to our check API, for developers
+    who want the same verdicts from code ('' when the review has no request)."""
+    request = stored_request(review)
+    if request is None:
+        return ""
+    body = json.dumps(
+        {
+            "answerCandidate": request.answer,
+            "facts": [
+                {"factText": f.text, "attributes": dict(f.attributes)} for f in request.facts
+            ],
+            "groundingSpec": {
+                "citationThreshold": request.citation_threshold,
+                "enableClaimLevelScore": True,
+            },
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+    url = f"{origin}/v1/projects/-/locations/global/groundingConfigs/default_grounding_config:check"
+    # The here-document ends at a line "JSON": indented JSON has none (its strings escape
+    # their line breaks), so no answer can end it early.
+    return (
+        f'curl -sS "{url}" \\\n  -H "x-goog-api-key: $API_KEY" \\\n'
+        f"  -H \"Content-Type: application/json\" \\\n  --data-binary @- <<'JSON'\n{body}\nJSON"
+    )

@@ -61,6 +61,10 @@ def _claim_cell(claim: ClaimView, markdown: bool, excluded: Mapping[str, str]) -
                 f"domain: <bdi>{escape(excluded[c.anchor])}</bdi></span>"
             )
     out.append(_attributions(claim))
+    out.append(
+        f'<button type="button" class="js-only button-link copy" data-copy="{escape(claim.text)}"'
+        f' aria-label="Copy claim {claim.number}">Copy</button>'
+    )
     return f'<td class="claim-text" dir="auto">{"".join(out)}</td>'
 
 

@@ -142,6 +142,7 @@ def _review_context(request: HttpRequest, review: Review) -> dict[str, object]:
         "facts_html": mark_safe(tables.facts_html(facts)),
         "second_opinions": second_opinion.cached_for_review(review),
         "source_policy": panel,
+        "api_example": services.api_example(review, f"{request.scheme}://{request.get_host()}"),
     }
 
 

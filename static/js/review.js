@@ -1,5 +1,6 @@
 // Review page keys: j / k jump to the next / previous unsupported claim in the answer
-// (its row in the claims table when it is not marked in the text). Loaded from our own
+// (its row in the claims table when it is not marked in the text); v opens the
+// reviewer's verdict form of the focused claim, where Enter saves. Loaded from our own
 // origin under the strict CSP; without it the page is complete, only the keys are gone.
 (function () {
   "use strict";
@@ -22,6 +23,43 @@
 
   var at = -1;
 
+  // A claim split by bold or a link is several spans: the ring goes round all of them,
+  // not only the one that holds the focus.
+  var ringed = [];
+
+  function ring(anchor) {
+    ringed.forEach(function (span) { span.classList.remove("is-jumped"); });
+    ringed = anchor
+      ? Array.prototype.slice.call(
+          document.querySelectorAll('.answer [data-claims~="' + CSS.escape(anchor) + '"]')
+        )
+      : [];
+    ringed.forEach(function (span) { span.classList.add("is-jumped"); });
+  }
+
+  document.addEventListener("focusout", function (event) {
+    if (ringed.indexOf(event.target) !== -1) ring(null);
+  });
+
+  // The claim the focus is on (a span of it in the answer, or its row), by row id.
+  function focusedClaim() {
+    var active = document.activeElement;
+    if (!active || !active.closest) return null;
+    var row = active.closest(".claim-row");
+    if (row) return row;
+    var span = active.closest(".answer [data-claims]");
+    if (!span) return null;
+    var ids = span.getAttribute("data-claims").split(" ");
+    return document.getElementById(ids[ids.length - 1]);
+  }
+
+  // v: open the reviewer's verdict form of the focused claim (its "Set verdict" link).
+  function openVerdict() {
+    var row = focusedClaim() || (at !== -1 ? problems()[at] : null);
+    var link = row && row.querySelector("a.set-verdict");
+    if (link) link.click();
+  }
+
   function jump(step) {
     var rows = problems();
     if (!rows.length) return;
@@ -34,6 +72,7 @@
     at = at === -1 ? (step > 0 ? 0 : rows.length - 1) : (at + step + rows.length) % rows.length;
     var place = placeOf(rows[at]);
     place.focus({ preventScroll: true });
+    ring(place === rows[at] ? null : rows[at].id);
     place.scrollIntoView({ block: "center" });
     var status = document.getElementById("jump-status");
     if (status) status.textContent = "Unsupported claim " + (at + 1) + " of " + rows.length;
@@ -60,6 +99,22 @@
   flagDisagreements();
   document.addEventListener("htmx:afterSettle", flagDisagreements);
 
+  // An open verdict form takes the focus once the page has loaded: the URL names its row,
+  // which the browser focuses as the fragment's target (and autofocus yields to that).
+  window.addEventListener("load", function () {
+    var verdict = document.querySelector(".verdict-form select[name='verdict']");
+    if (verdict) window.setTimeout(function () { verdict.focus({ preventScroll: true }); });
+  });
+
+  // In the verdict form, Enter on the verdict saves it, as in a text field.
+  document.addEventListener("keydown", function (event) {
+    var select = event.target;
+    if (event.key === "Enter" && select.tagName === "SELECT" && select.closest(".verdict-form")) {
+      event.preventDefault();
+      select.form.requestSubmit();
+    }
+  });
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     if (event.key === "j") {
@@ -68,6 +123,9 @@
     } else if (event.key === "k") {
       event.preventDefault();
       jump(-1);
+    } else if (event.key === "v") {
+      event.preventDefault();
+      openVerdict();
     }
   });
 })();

@@ -75,6 +75,36 @@
     true
   );
 
+  // --- Copy buttons: a claim's text, a review's link, an API example -----------------
+  // data-copy holds the text; data-copy-link a path (copied as a full URL); data-copy-from
+  // the id of the element whose text is copied. The button says whether it worked.
+
+  function copied(button, text) {
+    var label = button.getAttribute("data-label") || button.textContent;
+    button.setAttribute("data-label", label);
+    button.textContent = text;
+    window.setTimeout(function () { button.textContent = label; }, 1500);
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("button.copy");
+    if (!button) return;
+    var text = button.getAttribute("data-copy");
+    if (button.hasAttribute("data-copy-link")) {
+      text = new URL(button.getAttribute("data-copy-link"), window.location.href).href;
+    } else if (button.hasAttribute("data-copy-from")) {
+      text = document.getElementById(button.getAttribute("data-copy-from")).textContent;
+    }
+    if (!navigator.clipboard) {
+      copied(button, "Copy failed");
+      return;
+    }
+    navigator.clipboard.writeText(text).then(
+      function () { copied(button, "Copied"); },
+      function () { copied(button, "Copy failed"); }
+    );
+  });
+
   // --- A new result comes into view and takes the focus ------------------------------
   // After "Check answer" or "Import" the review lands below the form, out of sight on
   // most screens. An import's pasted JSON is cleared once saved, so a second click cannot

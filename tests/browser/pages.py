@@ -125,7 +125,7 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
         name="Intranet only, no news sites",
         description="Answers about HR rules must rest on the intranet.",
         excluded_domains=["hr-news.example", "wikipedia.org"],
-        preferred_domains=["intranet.example"],
+        preferred_domains=["intranet.example", "wikipedia.org"],  # overridden: a warning
         created_by=user,
     )
     attach_to_review(review, policy, user)

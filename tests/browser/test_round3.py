@@ -3,15 +3,17 @@ the claim in the answer and in its row, once its table arrives by htmx."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from grounding_app.batch import services as batch_services
-from grounding_app.engine import GroundingEngine
+from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.policies.models import SourcePolicy
-from grounding_app.reviews.models import Review
+from grounding_app.reviews import services as review_services
+from grounding_app.reviews.models import Review, ReviewerVerdict
 from tests.browser.conftest import Session
 from tests.browser.test_sources import import_review, mixed_gemini
 
@@ -104,3 +106,63 @@ def test_the_batch_form_shows_whole_policy_names_and_cancel_asks_first(
     ]
     job.refresh_from_db()
     assert job.active  # the dialog was dismissed: nothing was cancelled
+
+
+FACT = "Titanic was directed by James Cameron."
+SPLIT = "Titanic was made by **Steven Spielberg** in [Paris](https://example.org) in 1975."
+
+
+def test_keys_ring_the_whole_claim_and_open_the_reviewers_verdict(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session()
+    page = session.page
+    review = review_services.check_and_save(
+        session.user,
+        CheckRequest(f"Titanic was directed by James Cameron. {SPLIT}", (Fact(FACT),)),
+    )
+    session.goto(review.get_absolute_url())
+    page.keyboard.press("j")
+    fragments = page.locator(".answer [data-claims='c0-claim-2']")
+    assert fragments.count() >= 3  # split by the bold text and the link
+    styles = fragments.evaluate_all("(spans) => spans.map((s) => getComputedStyle(s).outlineStyle)")
+    assert set(styles) == {"solid"}
+    # v opens the verdict form of the focused claim; Enter on the verdict saves it.
+    with page.expect_navigation():
+        page.keyboard.press("v")
+    select = page.locator(".verdict-form select[name='verdict']")
+    expect(select).to_be_focused()
+    select.select_option("supported")
+    with page.expect_navigation():
+        select.press("Enter")
+    verdict = ReviewerVerdict.objects.get(review=review)
+    assert (verdict.claim, verdict.verdict) == (2, "supported")
+    session.no_xss()
+
+
+def test_copy_buttons_copy_the_claim_the_link_and_the_api_example(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session()
+    page = session.page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=session.base)
+    review = review_services.check_and_save(session.user, CheckRequest(SPLIT, (Fact(FACT),)))
+    session.goto(review.get_absolute_url())
+
+    def clipboard() -> str:
+        text: str = page.evaluate("() => navigator.clipboard.readText()")
+        return text
+
+    page.get_by_role("button", name="Copy claim 1").click()
+    assert clipboard() == SPLIT  # the claim as written, Markdown and all
+    page.get_by_role("button", name="Copy link").click()
+    assert clipboard() == session.base + review.get_absolute_url()
+    page.get_by_text("Check this answer from code").click()
+    page.locator(".api-example").get_by_role("button", name="Copy").click()
+    example = clipboard()
+    assert example.startswith("curl -sS ") and "x-goog-api-key: $API_KEY" in example
+    body = json.loads(example.split("<<'JSON'\n", 1)[1].rsplit("\nJSON", 1)[0])
+    assert body["answerCandidate"] == SPLIT and body["facts"] == [
+        {"factText": FACT, "attributes": {}}
+    ]
+    expect(page.locator(".api-example button.copy")).to_have_text("Copied")

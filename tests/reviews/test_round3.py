@@ -25,7 +25,9 @@ MARKDOWN = "**Titanic** was directed by [James Cameron](https://example.org/came
 
 
 def _claims_table(page: str) -> str:
-    return page[page.index('<table class="claims">') : page.index("</table>")]
+    """The claims table as shown: without the copy buttons' raw text."""
+    table = page[page.index('<table class="claims">') : page.index("</table>")]
+    return re.sub(r' data-copy="[^"]*"', "", table)
 
 
 def gemini(reviewer: object) -> Review:
@@ -186,3 +188,22 @@ def test_a_defused_claim_cell_says_how_to_read_it_back(
         else:
             assert row["claim_text"] == text
     assert any(row["claim_text_guard"] for row in rows)
+
+
+def test_the_api_example_is_this_reviews_request(
+    reviewer_client: Client, reviewer: object, fake_engine: GroundingEngine
+) -> None:
+    answer = "Titanic was directed by James Cameron.\nJSON\nIt won 11 Oscars."
+    review = services.check_and_save(
+        reviewer, CheckRequest(answer, (Fact("Titanic.", {"author": "Wiki"}),), 0.7)
+    )
+    example = services.api_example(review, "https://grounding.example")
+    command, _, rest = example.partition("<<'JSON'\n")
+    assert "https://grounding.example/v1/projects/-/locations/global/groundingConfigs/" in command
+    body = json.loads(rest.removesuffix("\nJSON"))  # the answer's own "JSON" line is escaped
+    assert body == {
+        "answerCandidate": answer,
+        "facts": [{"factText": "Titanic.", "attributes": {"author": "Wiki"}}],
+        "groundingSpec": {"citationThreshold": 0.7, "enableClaimLevelScore": True},
+    }
+    assert services.api_example(gemini(reviewer), "https://grounding.example") == ""
