@@ -60,6 +60,9 @@ class ItemSource:
     external_id: str = ""
     source: str = ""  # the dataset's source, or the wire format it came in
     meta: dict[str, Any] = field(default_factory=dict)
+    # What was wrong with the input but did not stop it ("field: message"), e.g. Gemini
+    # offsets outside the text: the engine reads the answer itself, so it is checked.
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,9 +142,31 @@ def grounded_meta(grounded: GroundedAnswer) -> dict[str, Any]:
     return meta
 
 
+# Keys only a line of the grounding schema has, and those that make a line something else.
+_DATASET_KEYS = frozenset({"id", "source", "label", "meta", "answer"})
+_OTHER_KEYS = frozenset(
+    {"answerCandidate", "answer_candidate", "request", "candidates", "promptFeedback"}
+)
+
+
+def _lacks_claim(data: object) -> bool:
+    """A grounding-schema line without its claim (its keys or its facts' `text` say what
+    it is), which would otherwise fail as a check-grounding request, on its first key."""
+    if not isinstance(data, dict) or "claim" in data or _OTHER_KEYS & data.keys():
+        return False
+    facts = data.get("facts")
+    first = facts[0] if isinstance(facts, list) and facts else None
+    return bool(_DATASET_KEYS & data.keys()) or (isinstance(first, dict) and "text" in first)
+
+
 def parse_line(line: str, number: int) -> ItemSource:
     """One JSONL line as an item; raises FormatError or DatasetError saying what is wrong."""
     data = decode_import(line)  # strict JSON, bounded depth, no lone surrogates
+    if _lacks_claim(data):
+        raise DatasetError(
+            f'line {number}: no "claim": a line of the grounding schema holds "claim" (the '
+            'answer to check) beside "facts"; a check-grounding request, "answerCandidate".'
+        )
     if isinstance(data, dict) and "claim" in data:
         example = parse_example(line, f"line {number}")
         labels = {} if example.label is None else {"reference_label": example.label}
@@ -150,13 +175,17 @@ def parse_line(line: str, number: int) -> ItemSource:
         )
     result = detect_and_parse(line)
     meta: dict[str, Any] = {}
+    problems: tuple[str, ...] = ()
     if result.request is not None:
         answer, facts = result.request.answer, result.request.facts
     else:
         assert result.grounded is not None  # the parser promises one or the other
         answer, facts = from_grounded(result.grounded)
         meta = grounded_meta(result.grounded)
-    return validated(ItemSource(answer, facts, source=result.kind, meta=meta))
+        if result.grounded.candidates:  # the one from_grounded reads
+            found = result.grounded.candidates[0].problems
+            problems = tuple(f"{p.field}: {p.message}" if p.field else p.message for p in found)
+    return validated(ItemSource(answer, facts, source=result.kind, meta=meta, problems=problems))
 
 
 def parse_jsonl(raw: str | bytes) -> list[ItemSource]:

@@ -35,6 +35,7 @@ Check = Callable[[CheckRequest], CheckResponse]
 
 MAX_LABELS = 20
 MAX_LABEL_CHARS = 200
+MAX_PROBLEMS_SHOWN = 5
 
 
 class LineError(ValueError):
@@ -45,6 +46,16 @@ class LineError(ValueError):
 class ParsedLine:
     item: ItemSource
     labels: dict[str, str] = field(default_factory=dict)
+    warning: str = ""  # what was wrong with a line that is checked all the same
+
+
+def _warning(item: ItemSource, number: int) -> str:
+    if not item.problems:
+        return ""
+    shown = list(item.problems[:MAX_PROBLEMS_SHOWN])
+    if len(item.problems) > len(shown):
+        shown.append(f"… and {len(item.problems) - len(shown)} more.")
+    return f"line {number} (checked all the same): " + "; ".join(shown)
 
 
 @dataclass(frozen=True)
@@ -101,7 +112,7 @@ def parse(raw: str, number: int) -> ParsedLine:
         data = json.loads(raw)
     except ValueError:  # parse_item has read it already; a shape it accepts is JSON
         data = None
-    return ParsedLine(item, _labels(data, item))
+    return ParsedLine(item, _labels(data, item), _warning(item, number))
 
 
 def request_for(item: ItemSource, citation_threshold: float) -> CheckRequest:

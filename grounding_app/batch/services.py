@@ -72,6 +72,7 @@ class _Row:
     source: str = ""
     labels: dict[str, str] | None = None
     answer: str = ""
+    warning: str = ""  # of a line that is checked all the same (see lines.ParsedLine)
 
 
 def _read(number: int, data: bytes) -> _Row:
@@ -89,7 +90,14 @@ def _read(number: int, data: bytes) -> _Row:
         return _Row(number, raw, str(exc))
     item = parsed.item
     return _Row(
-        number, raw, "", item.external_id[:200], item.source[:200], parsed.labels, item.answer
+        number,
+        raw,
+        "",
+        item.external_id[:200],
+        item.source[:200],
+        parsed.labels,
+        item.answer,
+        parsed.warning,
     )
 
 
@@ -141,7 +149,7 @@ def create_job(
                     number=row.number,
                     raw=row.raw,
                     state=BatchLine.State.FAILED if row.error else BatchLine.State.PENDING,
-                    error=row.error,
+                    error=row.error or row.warning,
                     external_id=row.external_id,
                     source=row.source,
                     labels=row.labels or {},

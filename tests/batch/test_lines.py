@@ -82,3 +82,42 @@ def test_sources_without_text_are_not_judged_on(fake_engine: GroundingEngine) ->
     verdicts = {s["verdict"] for s in outcome.result["candidates"][0]["segments"]}
     assert "unsupported" not in verdicts and outcome.unsupported_count == 0
     assert outcome.support_score is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"id": "a", "facts": [{"text": "Sky is blue."}]}',
+        '{"facts": [{"text": "Sky is blue."}]}',
+        '{"id": "a", "source": "s", "facts": [{"text": "Sky."}], "answer": "Sky."}',
+        '{"id": "a", "meta": {"model": "m"}, "facts": []}',
+    ],
+)
+def test_a_line_without_claim_is_told_so(line: str) -> None:
+    """Issue 25 item 6: such a line was reported as `id: Unknown name "id"`, the error of
+    the check-grounding request it was then read as."""
+    with pytest.raises(LineError) as caught:
+        parse(line, 7)
+    message = str(caught.value)
+    assert message.startswith('line 7: no "claim"'), message
+    assert "Unknown name" not in message
+
+
+def test_a_request_with_an_unknown_field_keeps_the_api_message() -> None:
+    line = '{"answerCandidate": "Sky.", "facts": [{"factText": "Sky."}], "id": "a"}'
+    with pytest.raises(LineError, match='line 7: id: Unknown name "id"'):
+        parse(line, 7)
+
+
+def gemini_with_bad_offsets() -> str:
+    data = json.loads(_one_line("gemini_web_search.json"))
+    supports = data["candidates"][0]["groundingMetadata"]["groundingSupports"]
+    supports[0]["segment"]["endIndex"] = 9999
+    return json.dumps(data)
+
+
+def test_a_gemini_line_with_offsets_out_of_range_is_warned_about() -> None:
+    parsed = parse(gemini_with_bad_offsets(), 4)
+    assert parsed.warning.startswith("line 4 (checked all the same): candidates[0].")
+    assert "9999 is out of range" in parsed.warning
+    assert parse(_one_line("gemini_web_search.json"), 4).warning == ""

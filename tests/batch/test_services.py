@@ -16,6 +16,7 @@ from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import CheckRequest, CheckResponse, GroundingEngine
 from grounding_app.reviews.models import Review
 from tests.batch.conftest import grounding_line, jsonl
+from tests.batch.test_lines import gemini_with_bad_offsets
 
 pytestmark = pytest.mark.django_db
 
@@ -281,3 +282,17 @@ def test_a_line_holding_an_unstorable_string_fails_alone(
     error = BatchLine.objects.get(job=job, number=2).error
     assert error.startswith("line 2: ")
     assert "null character" in error or "lone surrogate" in error
+
+
+def test_a_line_with_a_warning_is_checked_and_keeps_the_warning(
+    fake_engine: GroundingEngine,
+) -> None:
+    """Issue 25 item 6: a Gemini line whose offsets fall outside its text is checked (our
+    engine reads the answer itself) and says what was wrong, in exports and the API."""
+    data = f"{grounding_line(1)}\n{gemini_with_bad_offsets()}".encode()
+    job = services.create_job(data, send=False)
+    _run_all(job)
+    line = BatchLine.objects.get(job=job, number=2)
+    assert line.state == BatchLine.State.DONE
+    assert line.error.startswith("line 2 (checked all the same): ")
+    assert BatchLine.objects.get(job=job, number=1).error == ""
