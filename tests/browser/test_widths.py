@@ -4,6 +4,7 @@ page scroll sideways, and no card's content may stick out of its card."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 import pytest
@@ -15,6 +16,7 @@ from tests.browser.pages import seed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 WIDTHS = (375, 768, 1280)
 SCHEMES: tuple[Literal["light", "dark"], ...] = ("light", "dark")
 
@@ -96,3 +98,26 @@ def test_an_english_bullet_in_a_hebrew_answer_stays_inside_the_card(
     rooms = session.page.evaluate(MARKER_ROOM)
     assert len(rooms) == 2
     assert min(rooms) >= 14, rooms
+
+
+@pytest.mark.slow
+def test_phone_and_tablet_screenshots(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    """docs/review-phone-{light,dark}.png, docs/review-tablet.png, docs/batch-phone.png."""
+    session = open_session(role="superuser", name="rina")
+    pages = seed(session.user, fake_engine)
+    page = session.page
+    shots = (
+        ("review", 375, "light", "review-phone-light"),
+        ("review", 375, "dark", "review-phone-dark"),
+        ("review", 768, "light", "review-tablet"),
+        ("batch detail", 375, "light", "batch-phone"),
+    )
+    for name, width, scheme, shot in shots:
+        page.emulate_media(color_scheme=scheme)
+        page.set_viewport_size({"width": width, "height": 1600})
+        session.goto(pages[name])
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(300)  # colour transitions end
+        page.screenshot(path=str(DOCS / f"{shot}.png"))
