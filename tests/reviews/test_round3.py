@@ -11,6 +11,7 @@ import re
 import pytest
 from django.test import Client
 
+from grounding_app.api.models import ApiKey
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
@@ -207,3 +208,12 @@ def test_the_api_example_is_this_reviews_request(
         "groundingSpec": {"citationThreshold": 0.7, "enableClaimLevelScore": True},
     }
     assert services.api_example(gemini(reviewer), "https://grounding.example") == ""
+    # The command works: its URL and body, sent with a key, are answered by the check API.
+    path = command.split('"')[1].removeprefix("https://grounding.example")
+    answer_of = Client().post(
+        path,
+        json.dumps(body),
+        content_type="application/json",
+        headers={"x-goog-api-key": ApiKey.issue("docs")[1]},
+    )
+    assert answer_of.status_code == 200 and answer_of.json()["claims"]
