@@ -1,1 +1,2 @@
-"""The trained claim verifier: a MiniLM cross-encoder that reads (claim in context, evidence)."""
+"""The claim verifier: a cross-encoder that reads (claim in context, evidence), the bundled
+MiniLM or a Hugging Face classifier brought as a directory."""

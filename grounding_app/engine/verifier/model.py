@@ -1,21 +1,29 @@
-"""The cross-encoder judge: MiniLM-L6 reading "claim in context" against evidence.
+"""The cross-encoder judge: a sequence classifier reading "claim in context" against evidence.
 
-Weights live in the repository (`engine/data/verifier/`, fp16 safetensors); the tokenizer
-and architecture come from the bundled all-MiniLM-L6-v2, so nothing is downloaded. The
-model runs through ONNX Runtime, int8 (`onnx_models.quantized`), from a graph exported
-on first use and cached under `var/onnx/`. Scores are calibrated probabilities:
-sigmoid((logit + bias) / temperature), fitted on dev. Evidence longer than the model's
-input is cut into windows of whole passages that fit, each window is scored, and the
-best one counts: nothing is truncated silently.
+The bundled verifier's weights live in the repository (`engine/data/verifier/`, fp16
+safetensors); its tokenizer and architecture come from the bundled all-MiniLM-L6-v2, so
+nothing is downloaded. Any other local Hugging Face sequence-classification directory
+(one with a `config.json`) brings its own config and tokenizer: a one-logit head, or a
+two- or three-way head whose entailment class `config.json`'s `id2label` names. Either
+runs through ONNX Runtime, int8 (`onnx_models.quantized`), from a graph exported on first
+use and cached under `var/onnx/`. Scores are calibrated probabilities:
+sigmoid((logit + bias) / temperature), fitted on labelled data; for a multi-logit head
+the logit is the entailment class's log-odds. Evidence longer than the model's input is
+cut into windows of whole passages that fit, each window is scored, and the best one
+counts: nothing is truncated silently.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +35,11 @@ from grounding_app.engine.onnx_models import OnnxBert, exported, quantized
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "data" / "verifier"
 MAX_LENGTH = 128
 MAX_CLAIM_TOKENS = 56
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+# Names of the class that says "the evidence supports the claim", as id2label writes
+# them (compared lower-cased, spaces and hyphens as underscores).
+ENTAILMENT_LABELS = frozenset({"entailment", "entailed", "supported", "consistent", "faithful"})
+_GENERIC_LABEL = re.compile(r"(label_)?\d+")
 
 
 def claim_text(claim: ClaimInContext) -> str:
@@ -64,10 +77,19 @@ class VerifierConfig:
     # The languages the model reads (ISO 639-1); claims in others are judged by word
     # matching (`word_match.py`) and say so.
     languages: tuple[str, ...] = ("en",)
+    # What responses call the verifier (with its weights' hash): `name` in verifier.json,
+    # else the directory's name.
+    name: str = "verifier"
 
     @classmethod
     def load(cls, directory: Path) -> VerifierConfig:
-        data = json.loads((directory / "verifier.json").read_text())
+        path = directory / "verifier.json"
+        if not path.is_file():
+            raise RuntimeError(
+                f"{path} is missing: write it with `python manage.py package_verifier"
+                f" {directory} --languages en` (the languages the model reads)"
+            )
+        data = json.loads(path.read_text())
         return cls(
             max_length=int(data["max_length"]),
             temperature=float(data["temperature"]),
@@ -77,6 +99,7 @@ class VerifierConfig:
             neighbours=int(data.get("evidence_neighbours", 0)),
             contradiction_penalty=float(data.get("contradiction_penalty", 3.0)),
             languages=tuple(str(code) for code in data.get("languages", ["en"])),
+            name=str(data.get("name") or directory.resolve().name),
         )
 
 
@@ -104,10 +127,89 @@ def load_model(weights: Path):
     return model.eval()
 
 
-def load_tokenizer():
+def has_own_config(directory: Path) -> bool:
+    """A Hugging Face directory (config.json beside the weights) brings its architecture
+    and tokenizer; one without (the bundled verifier, `lab` runs) is a MiniLM head."""
+    return (directory / "config.json").is_file()
+
+
+def weights_file(directory: Path) -> Path:
+    for name in WEIGHT_FILES:
+        if (directory / name).is_file():
+            return directory / name
+    raise RuntimeError(
+        f"verifier weights missing: {directory / WEIGHT_FILES[0]} (train them with"
+        " `python manage.py train_verifier`, bring a Hugging Face sequence-classification"
+        " directory, or use the feature judge)"
+    )
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def entailment_index(id2label: Mapping[int, str], where: Path) -> int | None:
+    """Which logit says "supported": None for a one-logit head (the logit itself).
+
+    A two- or three-way head must name its entailment class in `id2label`; a two-way
+    head with generic names (LABEL_0, LABEL_1) follows the binary convention, 1 is the
+    positive class. Anything else is refused: a guessed class would score nonsense.
+    """
+    if len(id2label) == 1:
+        return None
+    names = {
+        int(i): re.sub(r"[\s-]+", "_", str(label).strip().lower()) for i, label in id2label.items()
+    }
+    shown = ", ".join(f"{i}: {id2label[i]!r}" for i in sorted(id2label))
+    if len(names) > 3:
+        raise RuntimeError(
+            f"{where}: a {len(names)}-logit head ({shown}); a verifier needs one logit,"
+            " or two or three classes one of which is entailment"
+        )
+    found = [i for i, name in names.items() if name in ENTAILMENT_LABELS]
+    if len(found) == 1:
+        return found[0]
+    if not found and len(names) == 2 and all(_GENERIC_LABEL.fullmatch(n) for n in names.values()):
+        return 1
+    raise RuntimeError(
+        f"{where}: config.json's id2label ({shown}) names "
+        + ("more than one" if found else "no")
+        + " entailment class ("
+        + ", ".join(sorted(ENTAILMENT_LABELS))
+        + "); set id2label so that exactly one class is the one meaning 'supported'"
+    )
+
+
+def load_own_model(directory: Path):
+    """A Hugging Face sequence classifier in float32, every weight from `directory`."""
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    model, info = AutoModelForSequenceClassification.from_pretrained(
+        str(directory), local_files_only=True, dtype=torch.float32, output_loading_info=True
+    )
+    if info["missing_keys"]:
+        missing = ", ".join(sorted(info["missing_keys"])[:4])
+        raise RuntimeError(
+            f"{directory}: the weights lack {missing}: not a trained sequence-classification"
+            " model (its head would be random)"
+        )
+    return model.eval()
+
+
+def load_tokenizer(directory: Path | None = None):
+    """The bundled MiniLM tokenizer, or `directory`'s own (tokenizer.json, vocab.txt ...)."""
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(str(bundled_minilm_path()), local_files_only=True)
+    tokenizer = AutoTokenizer.from_pretrained(
+        str(directory or bundled_minilm_path()), local_files_only=True
+    )
+    if not tokenizer.is_fast:
+        raise RuntimeError(f"{directory}: the verifier needs a fast (tokenizers) tokenizer")
     # Inputs are cut to the model's length here (`encode_pairs`, windows of whole
     # passages), never by the tokenizer; without this it reports every long passage it
     # is asked to count ("Token indices sequence length is longer than ...").
@@ -115,56 +217,112 @@ def load_tokenizer():
     return tokenizer
 
 
+def pair_template(tokenizer) -> tuple[tuple[int | str, int], ...]:
+    """How the tokenizer lays out a pair: (token id, type) for each special token and
+    ("a" or "b", type) where the claim's or the evidence's tokens go; for BERT
+    [CLS] a [SEP] b [SEP], for RoBERTa <s> a </s></s> b </s>."""
+    probe = tokenizer("a", "b")
+    ids = probe["input_ids"]
+    types = probe.get("token_type_ids") or [0] * len(ids)
+    sequences = probe.sequence_ids(0)
+    parts: list[tuple[int | str, int]] = []
+    for position, sequence in enumerate(sequences):
+        if sequence is None:
+            parts.append((ids[position], types[position]))
+        elif position == 0 or sequences[position - 1] != sequence:
+            parts.append(("ab"[sequence], types[position]))
+    return tuple(parts)
+
+
+def special_tokens(template: Sequence[tuple[int | str, int]]) -> int:
+    return sum(1 for token, _ in template if isinstance(token, int))
+
+
 def encode_pairs(tokenizer, claims: Sequence[str], evidence: Sequence[str], max_length: int):
-    """[CLS] claim [SEP] evidence [SEP]; claim capped (context cut from the left)."""
+    """The tokenizer's pair layout (e.g. [CLS] claim [SEP] evidence [SEP]); the claim
+    capped (context cut from the left), the evidence cut to fit."""
     claim_ids = [
         ids[-MAX_CLAIM_TOKENS:]
         for ids in tokenizer(list(claims), add_special_tokens=False)["input_ids"]
     ]
     evidence_ids = tokenizer(list(evidence), add_special_tokens=False)["input_ids"]
-    cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
-    rows = []
+    template = pair_template(tokenizer)
+    specials = special_tokens(template)
+    rows: list[tuple[list[int], list[int]]] = []
     for a, b in zip(claim_ids, evidence_ids, strict=True):
-        b = b[: max(0, max_length - len(a) - 3)]
-        rows.append(([cls, *a, sep], [*b, sep]))
-    width = max(len(first) + len(second) for first, second in rows)
-    input_ids = np.full((len(rows), width), pad, dtype=np.int64)
+        texts = {"a": a, "b": b[: max(0, max_length - len(a) - specials)]}
+        ids: list[int] = []
+        types: list[int] = []
+        for token, kind in template:
+            piece = texts[token] if isinstance(token, str) else [token]
+            ids.extend(piece)
+            types.extend([kind] * len(piece))
+        rows.append((ids, types))
+    width = max(len(ids) for ids, _ in rows)
+    input_ids = np.full((len(rows), width), tokenizer.pad_token_id, dtype=np.int64)
     token_types = np.zeros((len(rows), width), dtype=np.int64)
     mask = np.zeros((len(rows), width), dtype=np.int64)
-    for row, (first, second) in enumerate(rows):
-        n = len(first) + len(second)
-        input_ids[row, :n] = first + second
-        token_types[row, len(first) : n] = 1
-        mask[row, :n] = 1
+    for row, (ids, types) in enumerate(rows):
+        input_ids[row, : len(ids)] = ids
+        token_types[row, : len(ids)] = types
+        mask[row, : len(ids)] = 1
     return input_ids, token_types, mask
 
 
+def supported_log_odds(logits: Any, index: int | None) -> Any:
+    """The head's output as one logit: the entailment class against all the others
+    (log-sum-exp), so sigmoid of it is the softmax probability of entailment."""
+    if index is None:
+        return logits
+    import torch
+
+    others = torch.cat([logits[:, :index], logits[:, index + 1 :]], dim=-1)
+    return logits[:, index : index + 1] - torch.logsumexp(others, dim=-1, keepdim=True)
+
+
 class CrossEncoderJudge:
-    """Implements `Judge` with the trained verifier.
+    """Implements `Judge` with the trained verifier, or one brought as a directory.
 
     `int8=False` runs the float32 graph: the exact model, about 1.7 times slower.
+    `verifier_id` ("name@sha256:<12 hex>") says which verifier judged: its name and
+    its weights' hash.
     """
 
     def __init__(self, directory: Path = VERIFIER_DIR, int8: bool = True) -> None:
-        weights = directory / "model.safetensors"
-        if not weights.is_file():
-            raise RuntimeError(
-                f"verifier weights missing: {weights} (train them with"
-                " `python manage.py train_verifier`, or use the feature judge)"
-            )
+        weights = weights_file(directory)
         self.config = VerifierConfig.load(directory)
-        self._tokenizer = load_tokenizer()
+        self.verifier_id = f"{self.config.name}@sha256:{file_sha256(weights)[:12]}"
+        if has_own_config(directory):
+            from transformers import AutoConfig
+
+            config_file = directory / "config.json"
+            model_config = AutoConfig.from_pretrained(str(directory), local_files_only=True)
+            index = entailment_index(model_config.id2label, directory)
+            self._tokenizer = load_tokenizer(directory)
+            # The head reading is part of the graph: a changed config.json is a new graph.
+            name = f"verifier-{file_sha256(config_file)[:12]}"
+            build = partial(load_own_model, directory)
+            token_types = "token_type_ids" in self._tokenizer.model_input_names
+        else:
+            index, name, token_types = None, "verifier", True
+            self._tokenizer = load_tokenizer()
+            build = partial(load_model, weights)
         graph = exported(
-            "verifier", weights, lambda: load_model(weights), lambda outputs: outputs.logits
+            name,
+            weights,
+            build,
+            lambda outputs: supported_log_odds(outputs.logits, index),
+            token_types=token_types,
         )
         self._model = OnnxBert(quantized(graph) if int8 else graph)
+        self._specials = special_tokens(pair_template(self._tokenizer))
         # One forward pass at a time per process keeps memory flat under concurrency.
         self._lock = threading.Lock()
 
     def _windows(self, claim: str, evidence: Evidence) -> list[str]:
         """Whole passages packed into inputs that fit beside the claim."""
         head = "".join(f"{k}: {v}\n" for k, v in evidence.attributes.items())
-        room = self.config.max_length - MAX_CLAIM_TOKENS - 3
+        room = self.config.max_length - MAX_CLAIM_TOKENS - self._specials
         lengths = [len(self._tokenizer.tokenize(p)) for p in evidence.passages]
         windows: list[str] = []
         current: list[str] = []
