@@ -18,7 +18,8 @@ An object matching two rows is refused as ambiguous; a CheckGroundingResponse al
 refused because its offsets mean nothing without the answer; a single agent item not
 in an array, an array of GenerateContentResponses (a streamed reply) and an empty array
 are refused with a message saying what to paste instead. An answer (all parts of all
-candidates) longer than `MAX_IMPORT_ANSWER_BYTES` is refused whole, never cut.
+candidates) longer than `MAX_IMPORT_ANSWER_BYTES`, or with more than
+`MAX_IMPORT_SEGMENTS` segments, is refused whole, never cut.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
-from grounding_app.engine import CheckRequest, find_lone_surrogate, utf8_len
+from grounding_app.engine import MAX_ANSWER_TOKENS, CheckRequest, find_lone_surrogate, utf8_len
 from grounding_app.formats import _reader as r
 from grounding_app.formats._reader import ImportFormatError
 from grounding_app.formats.agent import parse_agent
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_IMPORT_ANSWER_BYTES",
     "MAX_IMPORT_BYTES",
+    "MAX_IMPORT_SEGMENTS",
     "ImportFormatError",
     "ImportKind",
     "ImportResult",
@@ -55,6 +57,10 @@ MAX_DEPTH = 64
 # (65,536 output tokens), and a page that renders in about a second. A 3.5 MB answer
 # took a production worker past its timeout on every view.
 MAX_IMPORT_ANSWER_BYTES = 256 * 1024
+# Segments (claims, cited spans) one import may hold over all candidates: as many as the
+# check API could return for its longest answer, one per token. Each is a row of the
+# page; a 256 KiB answer could otherwise carry 100,000 one-byte ones.
+MAX_IMPORT_SEGMENTS = MAX_ANSWER_TOKENS
 
 ImportKind = Literal["check_grounding", "gemini", "agent"]
 
@@ -235,6 +241,26 @@ def detect_kind(data: object) -> ImportKind:
     _fail(f"unknown shape: {_EXPECTED}.")
 
 
+def _bounded(grounded: GroundedAnswer) -> GroundedAnswer:
+    """Refuse an answer over MAX_IMPORT_ANSWER_BYTES or MAX_IMPORT_SEGMENTS as a whole:
+    cutting it would lose claims and offsets without a word."""
+    size = sum(utf8_len(part) for candidate in grounded.candidates for part in candidate.parts)
+    if size > MAX_IMPORT_ANSWER_BYTES:
+        _fail(
+            f"the answer is {size:,} bytes of text; an import may hold at most "
+            f"{MAX_IMPORT_ANSWER_BYTES:,} bytes (256 KiB) over all its candidates and "
+            "parts: import a longer answer in pieces."
+        )
+    segments = sum(len(candidate.segments) for candidate in grounded.candidates)
+    if segments > MAX_IMPORT_SEGMENTS:
+        _fail(
+            f"the answer has {segments:,} cited segments; an import may hold at most "
+            f"{MAX_IMPORT_SEGMENTS:,} cited segments over all its candidates: import it in "
+            "pieces."
+        )
+    return grounded
+
+
 def _request(data: object, path: str) -> CheckRequest:
     try:
         return parse_check_request(data)
@@ -253,21 +279,12 @@ def _check_grounding(data: dict[str, object]) -> ImportResult:
         r.fail("request", "missing: expected the CheckGroundingRequest object.")
     request = _request(r.obj("request", data["request"]), "request")
     response = data.get("response")
-    grounded = None if response is None else grounded_from_check_json(request, response, "response")
+    grounded = (
+        None
+        if response is None
+        else _bounded(grounded_from_check_json(request, response, "response"))
+    )
     return ImportResult("check_grounding", grounded=grounded, request=request)
-
-
-def _bounded(grounded: GroundedAnswer) -> GroundedAnswer:
-    """Refuse an answer longer than MAX_IMPORT_ANSWER_BYTES as a whole: cutting it would
-    lose claims and offsets without a word."""
-    size = sum(utf8_len(part) for candidate in grounded.candidates for part in candidate.parts)
-    if size > MAX_IMPORT_ANSWER_BYTES:
-        _fail(
-            f"the answer is {size:,} bytes of text; an import may hold at most "
-            f"{MAX_IMPORT_ANSWER_BYTES:,} bytes (256 KiB) over all its candidates and "
-            "parts: import a longer answer in pieces."
-        )
-    return grounded
 
 
 def detect_and_parse(raw: str | bytes) -> ImportResult:

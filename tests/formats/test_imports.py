@@ -17,6 +17,7 @@ from grounding_app.formats.imports import (
     MAX_DEPTH,
     MAX_IMPORT_ANSWER_BYTES,
     MAX_IMPORT_BYTES,
+    MAX_IMPORT_SEGMENTS,
     ImportFormatError,
     ImportResult,
     decode_import,
@@ -418,3 +419,36 @@ def test_the_answer_bound_counts_bytes_not_characters() -> None:
     answer = "אב" * (MAX_IMPORT_ANSWER_BYTES // 4 + 1)  # 2 bytes a letter: over the bound
     with pytest.raises(ImportFormatError, match="bytes of text"):
         detect_and_parse(json.dumps([{"text": answer}, *data[1:]]))
+
+
+def _gemini_supports(count: int) -> str:
+    """A Gemini response whose answer has `count` one-byte grounding supports."""
+    data = load("gemini_web_search.json")
+    candidate = data["candidates"][0]
+    candidate["content"]["parts"] = [{"text": "x" * count}]
+    candidate["groundingMetadata"]["groundingSupports"] = [
+        {"segment": {"startIndex": i, "endIndex": i + 1}, "groundingChunkIndices": [0]}
+        for i in range(count)
+    ]
+    return json.dumps(data)
+
+
+def test_an_import_holds_at_most_the_segment_bound() -> None:
+    """A 256 KiB answer could carry 100,000 one-byte segments, each a claim row on the
+    page; no more than the check API could give for one answer (one per token)."""
+    result = detect_and_parse(_gemini_supports(MAX_IMPORT_SEGMENTS))
+    assert result.grounded is not None
+    assert len(result.grounded.candidates[0].segments) == MAX_IMPORT_SEGMENTS
+    with pytest.raises(ImportFormatError) as caught:
+        detect_and_parse(_gemini_supports(MAX_IMPORT_SEGMENTS + 1))
+    assert f"at most {MAX_IMPORT_SEGMENTS:,} cited segments" in caught.value.message
+
+
+def test_a_response_holds_at_most_the_segment_bound() -> None:
+    data = copy.deepcopy(PAIR)
+    claim = dict(data["response"]["claims"][0])
+    data["response"]["claims"] = [claim] * MAX_IMPORT_SEGMENTS
+    assert detect_and_parse(json.dumps(data)).grounded is not None
+    data["response"]["claims"].append(claim)
+    with pytest.raises(ImportFormatError, match="cited segments"):
+        detect_and_parse(json.dumps(data))
