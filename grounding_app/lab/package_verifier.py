@@ -9,6 +9,8 @@ dev_realistic example (its best evidence window), so a score of 0.6 means the sa
 the data people bring; the lexical penalties are copied from the shipped verifier.
 Compare the result with the shipped one through the engine before replacing it:
 `manage.py grounding_eval .../dev_realistic.jsonl --judge verifier --judge verifier:OUT`.
+`manage.py package_verifier` (a Hugging Face directory a team brings, calibrated on its
+labels) shares the calibration, the threshold fit and the penalties defined here.
 """
 
 from __future__ import annotations
@@ -18,14 +20,82 @@ import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from grounding_app.engine import CrossEncoderJudge
+    from grounding_app.formats.grounding_jsonl import Example
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding"
 
 
-def _given(value: float | None, shipped: dict, key: str, default: float = 0.0) -> float:
-    return float(shipped.get(key, default)) if value is None else value
+def pair_calibration(
+    judge: CrossEncoderJudge,
+    examples: Sequence[Example],
+    seed: int,
+    per_source: dict[str, int] | None = None,
+) -> tuple[float, float, int]:
+    """Temperature and bias (class-balanced) fitted on one pair per labelled example, its
+    best evidence window, as the judge reads it; with the number of pairs.
+
+    `per_source` caps the pairs of each source (`windows.build_pairs`; {}: 300 each,
+    None: no cap).
+    """
+    from grounding_app.lab import windows
+    from grounding_app.lab.train_verifier import calibrate
+
+    def count_tokens(text: str) -> int:
+        return len(judge._tokenizer.tokenize(text))
+
+    if per_source is None:
+        per_source = {example.source: len(examples) for example in examples}
+    budget = judge.config.max_length - 67
+    pairs = windows.build_pairs(examples, count_tokens, budget, seed, per_source=per_source)
+    pairs = [p for p in pairs if p.kind == "original"]
+    logits = judge.logits([p.claim for p in pairs], [p.evidence for p in pairs])
+    labels = np.array([p.label for p in pairs], dtype=np.float64)
+    temperature, bias = calibrate(logits, labels)
+    return temperature, bias, len(pairs)
+
+
+def engine_optimum(directory: Path, examples: Sequence[Example]) -> float:
+    """The macro-optimal threshold (each source weighing the same) of the engine's final
+    scores with the verifier in `directory`: what `fit_threshold.bias_shift` moves to 0.6."""
+    from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, GroundingEngine
+    from grounding_app.lab.evaluation import predict
+    from grounding_app.metrics import macro_best_threshold
+
+    engine = GroundingEngine.default(f"verifier:{directory}")
+    groups: dict[str, tuple[list[int], list[float]]] = {}
+    for example in examples:
+        if example.label is None:
+            continue
+        prediction = predict(engine.check, example, DEFAULT_CITATION_THRESHOLD)
+        labels, scores = groups.setdefault(example.source, ([], []))
+        labels.append(example.label)
+        scores.append(prediction.score)
+    best, _ = macro_best_threshold(list(groups.values()))
+    return best
+
+
+def penalties(
+    number: float | None = None, name: float | None = None, contradiction: float | None = None
+) -> dict[str, float]:
+    """The engine's lexical penalties, in logits; those not given are the shipped verifier's."""
+    from grounding_app.engine import VERIFIER_DIR
+
+    shipped = json.loads((VERIFIER_DIR / "verifier.json").read_text())
+
+    def given(value: float | None, key: str, default: float) -> float:
+        return float(shipped.get(key, default)) if value is None else value
+
+    return {
+        "missing_number_penalty": given(number, "missing_number_penalty", 0.0),
+        "missing_name_penalty": given(name, "missing_name_penalty", 0.0),
+        "contradiction_penalty": given(contradiction, "contradiction_penalty", 3.0),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -47,26 +117,19 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     from safetensors.torch import load_file, save_file
 
-    from grounding_app.engine import VERIFIER_DIR, CrossEncoderJudge
+    from grounding_app.engine import CrossEncoderJudge
     from grounding_app.formats.grounding_jsonl import read_examples
-    from grounding_app.lab import windows
-    from grounding_app.lab.train_verifier import calibrate
 
     args.out.mkdir(parents=True, exist_ok=True)
     state = load_file(str(args.model / "model.safetensors"))
     save_file(
         {k: v.half().contiguous() for k, v in state.items()}, str(args.out / "model.safetensors")
     )
-    shipped = json.loads((VERIFIER_DIR / "verifier.json").read_text())
     config = {
         "max_length": args.max_length,
         "temperature": 1.0,
         "bias": 0.0,
-        "missing_number_penalty": _given(args.number_penalty, shipped, "missing_number_penalty"),
-        "missing_name_penalty": _given(args.name_penalty, shipped, "missing_name_penalty"),
-        "contradiction_penalty": _given(
-            args.contradiction_penalty, shipped, "contradiction_penalty", 3.0
-        ),
+        **penalties(args.number_penalty, args.name_penalty, args.contradiction_penalty),
         "evidence_neighbours": args.neighbours,
         "packaged_from": str(args.model),
     }
@@ -75,23 +138,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     judge = CrossEncoderJudge(args.out)
     examples = list(read_examples(args.dev))
     random.Random(args.seed).shuffle(examples)
-
-    def count_tokens(text: str) -> int:
-        return len(judge._tokenizer.tokenize(text))
-
-    budget = args.max_length - 67
-    pairs = windows.build_pairs(
-        examples[: args.dev_limit], count_tokens, budget, args.seed, per_source={}
-    )
-    pairs = [p for p in pairs if p.kind == "original"]
-    logits = judge.logits([p.claim for p in pairs], [p.evidence for p in pairs])
-    labels = np.array([p.label for p in pairs], dtype=np.float64)
-    temperature, bias = calibrate(logits, labels)
+    temperature, bias, pairs = pair_calibration(judge, examples[: args.dev_limit], args.seed, {})
     config.update(
-        temperature=temperature, bias=bias, calibrated_on=f"{args.dev.name}: {len(pairs)} pairs"
+        temperature=temperature, bias=bias, calibrated_on=f"{args.dev.name}: {pairs} pairs"
     )
     (args.out / "verifier.json").write_text(json.dumps(config, indent=2) + "\n")
-    print(f"{args.out}: temperature {temperature:.3f}, bias {bias:.3f} on {len(pairs)} pairs")
+    print(f"{args.out}: temperature {temperature:.3f}, bias {bias:.3f} on {pairs} pairs")
 
 
 if __name__ == "__main__":

@@ -50,6 +50,9 @@ def bert_classifier(
         num_attention_heads=2,
         intermediate_size=32,
         max_position_embeddings=POSITIONS,
+        # Weights this large give scores that differ between inputs, so a calibration
+        # has something to fit (BERT's 0.02 gives every input nearly the same score).
+        initializer_range=1.0,
         num_labels=len(labels),
         id2label=labels,
         label2id={name: index for index, name in labels.items()},
@@ -114,7 +117,7 @@ def write_labels(path: Path) -> Path:
                     "facts": [{"text": fact}],
                     "claim": claim,
                     "label": label,
-                    "source": f"source-{index % 2}",
+                    "source": f"source-{n % 2}",
                 }
             )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
