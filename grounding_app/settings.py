@@ -273,6 +273,18 @@ LOGGING = {
 
 # Grounding engine. The judge is loaded once per process, lazily, on first use.
 GROUNDING_PRELOAD = env_bool("GROUNDING_PRELOAD")
+# The verifier: the bundled one, or a Hugging Face sequence-classification directory
+# packaged by `manage.py package_verifier` (docs/verifier.md, "Bring your own verifier").
+# A path that is no directory stops every process at start-up; what the directory
+# lacks, the engine names when it loads.
+GROUNDING_VERIFIER_DIR = Path(
+    os.environ.get("GROUNDING_VERIFIER_DIR", "")
+    or BASE_DIR / "grounding_app" / "engine" / "data" / "verifier"
+)
+if not GROUNDING_VERIFIER_DIR.is_dir():
+    raise ImproperlyConfigured(
+        f"GROUNDING_VERIFIER_DIR={GROUNDING_VERIFIER_DIR} is not a directory"
+    )
 
 # Retention (grounding_app.retention): the period until an admin sets one, and how often
 # the server process itself purges (0: never; production uses cron or a systemd timer).

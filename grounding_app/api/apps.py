@@ -10,7 +10,9 @@ class ApiConfig(AppConfig):
     verbose_name = "Check-grounding API"
 
     def ready(self) -> None:
-        if settings.GROUNDING_PRELOAD:
-            from grounding_app.engine import warm_up_in_background
+        from grounding_app.engine import use_verifier, warm_up_in_background
 
+        # Every process (web, batch worker, command) judges with the configured verifier.
+        use_verifier(settings.GROUNDING_VERIFIER_DIR)
+        if settings.GROUNDING_PRELOAD:
             warm_up_in_background()

@@ -64,7 +64,13 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
     except Exception:
         logger.exception("grounding check failed")
         return error_response(500, "Internal error while checking grounding.", errors.INTERNAL)
-    return JsonResponse(response_to_json(result))
+    data = response_to_json(result)
+    # Our extension, beside the claims' `checkedBy`: which verifier judged (name and
+    # weights' hash), so a verdict can be traced to the model that gave it.
+    verifier = engine.verifier_id()
+    if verifier is not None:
+        data["verifier"] = verifier
+    return JsonResponse(data)
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

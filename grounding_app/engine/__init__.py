@@ -41,6 +41,8 @@ from grounding_app.engine.service import (
     is_ready,
     judge_name,
     set_default_engine,
+    use_verifier,
+    verifier_id,
     warm_up_in_background,
 )
 from grounding_app.engine.tokens import count_tokens
@@ -140,7 +142,9 @@ __all__ = [
     "split_fact",
     "split_sentences",
     "unsupported_spans",
+    "use_verifier",
     "utf8_len",
+    "verifier_id",
     "warm_up_in_background",
     "word_match_features",
 ]

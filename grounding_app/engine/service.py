@@ -1,20 +1,24 @@
 """The process-wide default engine: built once, lazily, behind a lock.
 
 Loading the encoder takes seconds, so web workers start at once and `/readyz` reports
-503 until the first load has finished.
+503 until the first load has finished. Its verifier is the bundled one unless
+`use_verifier` names another directory (the Django settings' GROUNDING_VERIFIER_DIR).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.types import CheckRequest, CheckResponse
+from grounding_app.engine.verifier.model import VERIFIER_DIR, CrossEncoderJudge
 
 _lock = threading.Lock()
 _engine: GroundingEngine | None = None
 _loader: threading.Thread | None = None
+_verifier_dir: Path = VERIFIER_DIR
 
 
 def default_engine() -> GroundingEngine:
@@ -33,9 +37,35 @@ def set_default_engine(engine: GroundingEngine | None) -> None:
         _engine = engine
 
 
+def use_verifier(directory: Path) -> None:
+    """Make `directory` the default engine's verifier; an engine built with another one
+    is dropped, so the next check loads this one."""
+    global _engine, _verifier_dir
+    with _lock:
+        if directory.resolve() != _verifier_dir.resolve():
+            _verifier_dir = directory
+            _engine = None
+
+
 def judge_name() -> str:
-    """GROUNDING_JUDGE picks the judge: 'verifier' (trained, default) or 'features'."""
-    return os.environ.get("GROUNDING_JUDGE", "verifier")
+    """GROUNDING_JUDGE picks the judge: 'verifier' (trained, default) or 'features'.
+
+    'verifier' is the directory `use_verifier` set, as 'verifier:DIR' when it is not the
+    bundled one (the bundled one alone may come with the fitted aggregator).
+    """
+    name = os.environ.get("GROUNDING_JUDGE", "verifier")
+    if name == "verifier" and _verifier_dir.resolve() != VERIFIER_DIR.resolve():
+        return f"verifier:{_verifier_dir}"
+    return name
+
+
+def verifier_id() -> str | None:
+    """Which verifier the loaded default engine judges with ("name@sha256:<12 hex>");
+    None before it is loaded, or when its judge is not a verifier."""
+    engine = _engine
+    if engine is not None and isinstance(engine.judge, CrossEncoderJudge):
+        return engine.judge.verifier_id
+    return None
 
 
 def is_ready() -> bool:
