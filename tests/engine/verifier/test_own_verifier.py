@@ -205,3 +205,20 @@ def test_the_bundled_verifier_loads_through_the_same_path(cache):
     assert judge.verifier_id == f"minilm-l6-v4@sha256:{weights[:12]}"
     [score] = judge.score([(ClaimInContext("The bridge opened in 1932."), Evidence(EVIDENCE))])
     assert 0.0 <= score <= 1.0
+
+
+def test_a_roberta_pair_is_laid_out_as_roberta_lays_it_out():
+    from transformers import RobertaTokenizer
+
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4, "a": 5, "Ġb": 6, "b": 7}
+    tokenizer = RobertaTokenizer(vocab=vocab, merges=[])
+    ids, _, _ = encode_pairs(tokenizer, ["a"], ["b"], 128)
+    assert tokenizer.convert_ids_to_tokens(list(ids[0])) == [
+        "<s>",
+        "a",
+        "</s>",
+        "</s>",
+        "b",
+        "</s>",
+    ]
+    assert "token_type_ids" not in tokenizer.model_input_names  # exported without them
