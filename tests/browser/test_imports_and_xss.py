@@ -96,7 +96,8 @@ def test_payloads_in_a_pasted_review_never_run(
     session.no_xss()
     page.reload()  # the saved page, rendered without htmx
     page.wait_for_selector(".review")
-    page.locator("summary").click()  # the facts as given
+    page.locator(".facts-given summary").click()  # the facts as given
+    page.locator(".api-example summary").click()  # and in the API example
     session.no_xss()
     assert page.locator("a[href^='javascript:'], a[href^='data:']").count() == 0
 
