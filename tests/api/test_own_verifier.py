@@ -35,10 +35,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def verifiers(tmp_path_factory) -> Iterator[dict[str, Path]]:
-    """Tiny NLI and binary classifiers, packaged as a user packages them."""
+    """Tiny NLI, binary and one-logit classifiers, packaged as a user packages them."""
     root = tmp_path_factory.mktemp("verifiers")
     with onnx_cache(tmp_path_factory.mktemp("cache")):
         made = {
+            "one": bert_classifier(root / "tiny-one"),
             "nli": bert_classifier(root / "tiny-nli", NLI),
             "binary": bert_classifier(root / "tiny-binary", {0: "LABEL_0", 1: "LABEL_1"}),
         }
@@ -68,7 +69,9 @@ def weights_hash(directory: Path) -> str:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("kind", "name"), [("nli", "tiny-nli"), ("binary", "tiny-binary")])
+@pytest.mark.parametrize(
+    ("kind", "name"), [("one", "tiny-one"), ("nli", "tiny-nli"), ("binary", "tiny-binary")]
+)
 def test_the_api_judges_with_the_configured_verifier_and_names_it(
     client, verifiers, configured, kind, name
 ):
