@@ -83,8 +83,8 @@ def _gemini_markdown() -> str:
         {"web": {"uri": REDIRECT + "AUZIYQQx1mN5cVb8aZ0pLs4dRt", "title": "wikipedia.org"}},
         {
             "retrievedContext": {
-                "uri": "https://intranet.example/it/equipment/laptops/request-form-for-remote-"
-                "employees-2024-edition-with-a-very-long-path",
+                "uri": "gs://company-intranet-bucket/it/equipment/laptops/request-form-for-"
+                "remote-employees-2024-edition-final-version-approved-by-the-board.pdf",
                 "title": "IT equipment",
                 "text": "Laptops are provided by IT.",
             }
