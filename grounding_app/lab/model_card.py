@@ -61,7 +61,10 @@ def render() -> str:
         "**Engine figures** (`grounding_eval --predictions`, then `lab/report_halves"
         " --json`). Halves are by document (`lab/evaluation.document_half`): choices were"
         " made on `select`; `report` is the figure to quote. `old` is the engine before"
-        " issue 23 (928e81b), `new` the engine as shipped.",
+        " issue 23 (928e81b), `new` the engine as shipped."
+        " `hebrew_copy_swap_probes.jsonl` is built from dev_hebrew's premises by"
+        " `lab/hebrew_probes.py` (each premise copied, and with one word of its paragraph's"
+        " other premises swapped in).",
         "",
         *(_engine_table(figures) if figures else ["(no figures recorded)"]),
         "",
