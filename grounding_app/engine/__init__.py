@@ -72,8 +72,10 @@ from grounding_app.engine.verifier.model import (
     build_model,
     claim_text,
     encode_pairs,
+    entailment_index,
     load_model,
     load_tokenizer,
+    supported_log_odds,
 )
 
 # The word-matching judge's features, for `lab/fit_word_match.py`; renamed beside the
@@ -124,6 +126,7 @@ __all__ = [
     "count_tokens",
     "default_engine",
     "encode_pairs",
+    "entailment_index",
     "find_lone_surrogate",
     "identify",
     "is_bookkeeping",
@@ -141,6 +144,7 @@ __all__ = [
     "slice_bytes",
     "split_fact",
     "split_sentences",
+    "supported_log_odds",
     "unsupported_spans",
     "use_verifier",
     "utf8_len",

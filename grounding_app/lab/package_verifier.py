@@ -60,12 +60,13 @@ def pair_calibration(
     return temperature, bias, len(pairs)
 
 
-def engine_optimum(directory: Path, examples: Sequence[Example]) -> float:
-    """The macro-optimal threshold (each source weighing the same) of the engine's final
-    scores with the verifier in `directory`: what `fit_threshold.bias_shift` moves to 0.6."""
+def engine_scores(
+    directory: Path, examples: Sequence[Example]
+) -> dict[str, tuple[list[int], list[float]]]:
+    """Per source, the labels and the engine's final scores (retrieval, windows and
+    penalties included: what a request meets) with the verifier in `directory`."""
     from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, GroundingEngine
     from grounding_app.lab.evaluation import predict
-    from grounding_app.metrics import macro_best_threshold
 
     engine = GroundingEngine.default(f"verifier:{directory}")
     groups: dict[str, tuple[list[int], list[float]]] = {}
@@ -76,7 +77,15 @@ def engine_optimum(directory: Path, examples: Sequence[Example]) -> float:
         labels, scores = groups.setdefault(example.source, ([], []))
         labels.append(example.label)
         scores.append(prediction.score)
-    best, _ = macro_best_threshold(list(groups.values()))
+    return groups
+
+
+def engine_optimum(directory: Path, examples: Sequence[Example]) -> float:
+    """The macro-optimal threshold (each source weighing the same) of the engine's final
+    scores with the verifier in `directory`: what `fit_threshold.bias_shift` moves to 0.6."""
+    from grounding_app.metrics import macro_best_threshold
+
+    best, _ = macro_best_threshold(list(engine_scores(directory, examples).values()))
     return best
 
 
