@@ -1,0 +1,303 @@
+"""`manage.py adapt_verifier`: a verifier fine-tuned on a team's labels, held back by
+document, calibrated and described; tiny random models built offline, a few steps."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+
+from grounding_app.engine import (
+    VERIFIER_DIR,
+    CheckRequest,
+    CrossEncoderJudge,
+    Fact,
+    GroundingEngine,
+    load_model,
+)
+from grounding_app.formats.grounding_jsonl import read_examples
+from grounding_app.lab import adapt_verifier
+from grounding_app.lab.adapt_verifier import document_key, split_by_document
+from tests.engine.verifier.tiny_models import (
+    NLI,
+    NLI_OTHER_ORDER,
+    bert_classifier,
+    onnx_cache,
+    write_verifier_json,
+)
+
+pytest.importorskip("datasets")
+pytest.importorskip("accelerate")
+
+SENTENCES = (
+    "the film was directed by the mayor .",
+    "the bridge was opened in the year the tower was built .",
+    "the city was built by the river .",
+    "the tower stands north of the river .",
+    "the film won the prize .",
+)
+
+
+def label_lines(documents: int = 20, source: str = "team") -> list[dict[str, Any]]:
+    """Three claims per document, two the document says and one it does not."""
+    lines = []
+    for d in range(documents):
+        said = (SENTENCES[d % 5], SENTENCES[(d + 1) % 5])
+        fact = f"{said[0]} {said[1]} it was in the year {d} ."
+        claims = ((said[0], 1), (said[1], 1), (SENTENCES[(d + 2) % 5], 0))
+        for k, (claim, label) in enumerate(claims):
+            lines.append(
+                {
+                    "id": f"{d}-{k}",
+                    "source": source,
+                    "facts": [{"text": fact, "attributes": {"doc_id": f"doc-{d}"}}],
+                    "claim": claim,
+                    "label": label,
+                }
+            )
+    return lines
+
+
+def write_lines(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def adapt(*args: str) -> str:
+    out = io.StringIO()
+    call_command("adapt_verifier", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory) -> Iterator[Path]:
+    with onnx_cache(tmp_path_factory.mktemp("cache")) as graphs:
+        yield graphs
+
+
+@pytest.fixture(scope="module")
+def start(tmp_path_factory) -> Path:
+    directory = bert_classifier(tmp_path_factory.mktemp("models") / "team-start")
+    write_verifier_json(directory, name="team-start", languages=["en", "he"])
+    return directory
+
+
+@pytest.fixture(scope="module")
+def adapted(tmp_path_factory, start) -> dict[str, Any]:
+    """One adaptation of the tiny one-logit model, with a replay file, an unlabelled
+    line and a review-export line the model labelled (both to be skipped)."""
+    root = tmp_path_factory.mktemp("run")
+    lines = label_lines()
+    lines.append({**lines[0], "id": "unlabelled", "label": None})
+    lines.append({**lines[2], "id": "review:x#0.1", "meta": {"label_from": "model"}})
+    labels = write_lines(root / "labels.jsonl", lines)
+    train = write_lines(root / "train.jsonl", label_lines(8, source="frank"))
+    out = root / "adapted"
+    said = adapt(
+        str(labels), "--out", str(out), "--from", str(start), "--train-file", str(train),
+        "--hold-out", "0.3", "--replay", "12",
+    )  # fmt: skip
+    config = json.loads((out / "verifier.json").read_text())
+    return {"out": out, "said": said, "config": config, "labels": labels}
+
+
+def test_the_adapted_directory_loads_as_a_verifier_and_judges(adapted, start):
+    out = adapted["out"]
+    for name in ("config.json", "vocab.txt", "tokenizer_config.json"):  # as the start had them
+        assert (out / name).read_bytes() == (start / name).read_bytes()
+    assert (out / "model.safetensors").read_bytes() != (start / "model.safetensors").read_bytes()
+    assert not list(out.parent.glob(".adapted-*"))  # the work directory is gone
+
+    engine = GroundingEngine.default(f"verifier:{out}")
+    response = engine.check(
+        CheckRequest(
+            answer="the film was directed by the mayor. the tower stands north of the river.",
+            facts=(Fact("the film was directed by the mayor ."),),
+            enable_claim_level_score=True,
+        )
+    )
+    scores = [c.score for c in response.claims]
+    assert scores and all(s is not None and 0.0 <= s <= 1.0 for s in scores)
+    verifier = engine.judge.verifier_id
+    assert verifier.startswith("adapted@sha256:")
+    assert verifier.split(":")[1] != CrossEncoderJudge(start).verifier_id.split(":")[1]
+
+
+def test_verifier_json_says_where_it_came_from_and_what_it_was_adapted_on(adapted, start):
+    config = adapted["config"]
+    assert config["name"] == "adapted"
+    assert config["languages"] == ["en", "he"]  # copied from the start
+    assert config["max_length"] == 128
+    assert config["adapted_from"] == {
+        "verifier": CrossEncoderJudge(start).verifier_id,
+        "directory": str(start),
+    }
+    on = config["adapted_on"]
+    assert (on["labels"], on["supported"], on["unsupported"], on["documents"]) == (60, 40, 20, 20)
+    assert (on["skipped_unlabelled"], on["skipped_model_verdicts"]) == (1, 1)
+    assert on["trained_on"]["labels"] + on["held_back"]["labels"] == 60
+    assert on["trained_on"]["documents"] + on["held_back"]["documents"] == 20
+    assert on["held_back"]["share"] == 0.3
+    assert (on["replay_pairs"], on["replay_file"]) == (12, "train.jsonl")
+    training = config["training"]
+    assert training["pairs"] == on["trained_on"]["labels"] + 12
+    assert training["steps"] == training["planned_steps"] > 0
+    assert training["window_tokens"] == 128 - 67
+    assert "mixing in 12 original training pairs" in adapted["said"]
+
+
+def test_the_calibration_makes_the_default_threshold_the_best_on_the_held_back(adapted):
+    config = adapted["config"]
+    assert (config["temperature"], config["bias"]) != (1.0, 0.0)
+    assert "-> 0.6" in config["threshold_fitted_on"]
+    before, after = (config["figures"]["held_back"][when] for when in ("before", "after"))
+    assert before["balanced_accuracy"] < before["best_balanced_accuracy"]
+    assert after["balanced_accuracy"] == after["best_balanced_accuracy"]
+
+
+def test_the_card_and_verifier_json_carry_the_figures(adapted):
+    config = adapted["config"]
+    figures = config["figures"]["held_back"]
+    card = (adapted["out"] / "MODEL_CARD.md").read_text()
+    held = config["adapted_on"]["held_back"]["labels"]
+    for when in ("before", "after"):
+        assert figures[when]["labels"] == held
+        assert 0.0 <= figures[when]["balanced_accuracy"] <= 1.0
+        assert figures[when]["roc_auc"] is not None
+    before, after = figures["before"], figures["after"]
+    assert (
+        f"| balanced accuracy at 0.6 | {before['balanced_accuracy']:.3f}"
+        f" | {after['balanced_accuracy']:.3f} |" in card
+    )
+    assert f"| ROC AUC | {before['roc_auc']:.3f} | {after['roc_auc']:.3f} |" in card
+    assert config["adapted_from"]["verifier"] in card
+    assert f"{held} labels" in card and "12 pairs of `train.jsonl`" in card
+    assert f"{after['balanced_accuracy']:.3f}" in adapted["said"]
+
+
+def test_the_hold_out_is_by_document(adapted):
+    examples = list(read_examples(adapted["labels"]))
+    trained, held = split_by_document(examples, 0.3)
+    assert trained and held
+    assert not {document_key(e) for e in trained} & {document_key(e) for e in held}
+    assert split_by_document(examples, 0.3) == (trained, held)  # the same every run
+    everything, nothing = split_by_document(examples, 1e-9)
+    assert (len(everything), nothing) == (len(examples), [])
+
+
+def test_a_head_with_an_entailment_class_adapts_from_the_verifier_in_use(tmp_path):
+    """The default start is GROUNDING_VERIFIER_DIR; a three-way NLI head trains through its
+    entailment log-odds; without the training file no pairs are replayed, and the time
+    limit ends training after its first step."""
+    nli = bert_classifier(tmp_path / "nli", NLI)
+    write_verifier_json(nli, name="nli")
+    labels = write_lines(tmp_path / "labels.jsonl", label_lines())
+    out = tmp_path / "nli-adapted"
+    with override_settings(GROUNDING_VERIFIER_DIR=nli):
+        said = adapt(
+            str(labels), "--out", str(out), "--train-file", str(tmp_path / "absent.jsonl"),
+            "--max-minutes", "0.000001",
+        )  # fmt: skip
+    config = json.loads((out / "verifier.json").read_text())
+    assert config["adapted_from"]["directory"] == str(nli)
+    assert "absent.jsonl is absent" in said and config["adapted_on"]["replay_pairs"] == 0
+    assert config["training"]["steps"] == 1 < config["training"]["planned_steps"]
+    assert "stopped by --max-minutes after 1 of" in (out / "MODEL_CARD.md").read_text()
+    assert CrossEncoderJudge(out).verifier_id.startswith("nli-adapted@sha256:")
+
+
+def test_a_three_way_head_learns_the_log_odds_of_entailment(tmp_path):
+    """The loss is the engine's reading of the head: entailment against the others."""
+    import torch
+    from sentence_transformers.cross_encoder import CrossEncoder
+
+    model = CrossEncoder(str(bert_classifier(tmp_path / "nli", NLI_OTHER_ORDER)))
+    loss = adapt_verifier._supported_loss(model, 2, pos_weight=1.0)
+    claims, evidence = ["the film won the prize ."], ["the film was directed by the mayor ."]
+    value = loss([claims, evidence], torch.tensor([1.0]))
+    logits = model.predict(list(zip(claims, evidence, strict=True)), convert_to_tensor=True)
+    assert float(value) == pytest.approx(-float(torch.log_softmax(logits, -1)[0, 2]), rel=1e-4)
+
+
+def test_the_bundled_layout_is_written_as_fp16_weights_alone(tmp_path):
+    from safetensors import safe_open
+
+    model = load_model(VERIFIER_DIR / "model.safetensors")
+    adapt_verifier.write_model(model, VERIFIER_DIR, tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["model.safetensors"]
+    with (
+        safe_open(str(tmp_path / "out" / "model.safetensors"), "pt") as written,
+        safe_open(str(VERIFIER_DIR / "model.safetensors"), "pt") as bundled,
+    ):
+        assert sorted(written.keys()) == sorted(bundled.keys())
+        name = "classifier.weight"
+        assert written.get_tensor(name).dtype == bundled.get_tensor(name).dtype
+        assert written.get_tensor(name).equal(bundled.get_tensor(name))
+
+
+def _held_back_supported_only() -> list[dict[str, Any]]:
+    """Labels whose held-back documents (share 0.3) hold supported claims only."""
+    lines = label_lines()
+    examples = {e.id: e for e in read_examples_from(lines)}
+    _, held = split_by_document(list(examples.values()), 0.3)
+    held_ids = {e.id for e in held}
+    return [line for line in lines if line["id"] not in held_ids or line["label"] == 1]
+
+
+def read_examples_from(lines: list[dict[str, Any]]):
+    from grounding_app.formats.grounding_jsonl import parse_example
+
+    return [parse_example(json.dumps(line), "test") for line in lines]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (label_lines(15), "45 labels .*too few"),
+        ([line for line in label_lines(40) if line["label"] == 1], "one class only"),
+        (
+            [line for line in label_lines(30) if line["label"] == 1]
+            + [line for line in label_lines(30) if line["label"] == 0][:9],
+            "60 supported, 9 not.*too few",
+        ),
+        (_held_back_supported_only(), "held-back part .* no source with both classes"),
+    ],
+    ids=["too-few", "one-sided", "nine-unsupported", "held-back-one-class"],
+)
+def test_labels_that_cannot_adapt_a_verifier_are_refused_and_nothing_is_written(
+    start, tmp_path, lines, message
+):
+    labels = write_lines(tmp_path / "labels.jsonl", lines)
+    out = tmp_path / "sub" / "out"
+    with pytest.raises(CommandError, match=message):
+        adapt(str(labels), "--out", str(out), "--from", str(start), "--hold-out", "0.3")
+    assert not (tmp_path / "sub").exists()
+
+
+def test_a_run_that_fails_part_way_leaves_nothing(start, tmp_path, monkeypatch):
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("training failed")
+
+    monkeypatch.setattr(adapt_verifier, "fine_tune", broken)
+    labels = write_lines(tmp_path / "labels.jsonl", label_lines())
+    with pytest.raises(RuntimeError, match="training failed"):
+        adapt(
+            str(labels), "--out", str(tmp_path / "out"), "--from", str(start),
+            "--hold-out", "0.3", "--replay", "0",
+        )  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.jsonl"]
+
+
+def test_an_existing_directory_is_not_overwritten(start, tmp_path):
+    labels = write_lines(tmp_path / "labels.jsonl", label_lines())
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "keep.txt").write_text("mine")
+    with pytest.raises(CommandError, match="not empty"):
+        adapt(str(labels), "--out", str(tmp_path / "out"), "--from", str(start))
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["keep.txt"]
