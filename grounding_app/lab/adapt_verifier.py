@@ -356,7 +356,10 @@ def write_model(model: Any, start: Path, out: Path) -> None:
         tensors = {k: v.float().contiguous() for k, v in state.items()}
     else:
         tensors = {k: v.half().contiguous() for k, v in state.items()}
-    save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    target = out / "model.safetensors"
+    save_file(tensors, str(target), metadata={"format": "pt"})
+    # safetensors writes owner-only; a server running as another user must read it too.
+    shutil.copymode(_weights(start), target)
 
 
 def _verifier_id(directory: Path) -> str:

@@ -231,6 +231,8 @@ def test_the_bundled_layout_is_written_as_fp16_weights_alone(tmp_path):
     model = load_model(VERIFIER_DIR / "model.safetensors")
     adapt_verifier.write_model(model, VERIFIER_DIR, tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["model.safetensors"]
+    written_mode = (tmp_path / "out" / "model.safetensors").stat().st_mode
+    assert written_mode == (VERIFIER_DIR / "model.safetensors").stat().st_mode
     with (
         safe_open(str(tmp_path / "out" / "model.safetensors"), "pt") as written,
         safe_open(str(VERIFIER_DIR / "model.safetensors"), "pt") as bundled,
