@@ -32,9 +32,6 @@ from tests.engine.verifier.tiny_models import (
     write_verifier_json,
 )
 
-pytest.importorskip("datasets")
-pytest.importorskip("accelerate")
-
 SENTENCES = (
     "the film was directed by the mayor .",
     "the bridge was opened in the year the tower was built .",
