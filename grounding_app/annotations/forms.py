@@ -8,7 +8,6 @@ final submit) or the script saves one claim's draft, so both go through
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -20,25 +19,10 @@ from grounding_app.accounts.roles import ROLES
 from grounding_app.annotations.labelset import LabelSetError, build_label_set
 from grounding_app.annotations.models import ClaimLabel, ItemClaim, LabelingProject
 from grounding_app.annotations.services import ClaimState
+from grounding_app.common.numbers import plain_number
 from grounding_app.reviews.forms import NUL_REFUSED, upload_or_paste
 
 MAX_NOTE_CHARS = 2000
-
-# At most 18 digits: every such number fits the 64-bit integer columns of both databases.
-_PLAIN_NUMBER = re.compile(r"[0-9]{1,18}")
-
-
-def plain_number(value: object) -> int | None:
-    """`value` as a number if it is written in ASCII digits alone, else None.
-
-    `str.isdigit` accepts "²", which `int` refuses; `int` accepts Arabic-Indic and
-    full-width digits, " 1", "+1" and "1_0", which no form of ours sends; and a number
-    past SQLite's 64-bit integers makes a query raise OverflowError instead of matching
-    nothing.
-    """
-    if isinstance(value, str) and _PLAIN_NUMBER.fullmatch(value):
-        return int(value)
-    return None
 
 
 class PeopleField(forms.ModelMultipleChoiceField):

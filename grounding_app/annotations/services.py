@@ -20,7 +20,14 @@ from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role
-from grounding_app.annotations.importing import (
+from grounding_app.annotations.models import (
+    Assignment,
+    ClaimLabel,
+    Item,
+    ItemClaim,
+    LabelingProject,
+)
+from grounding_app.common.importing import (
     CheckedItem,
     ItemSource,
     check_item,
@@ -29,20 +36,13 @@ from grounding_app.annotations.importing import (
     parse_jsonl,
     validated,
 )
-from grounding_app.annotations.models import (
-    Assignment,
-    ClaimLabel,
-    Item,
-    ItemClaim,
-    LabelingProject,
-)
+from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import byte_prefix, char_index
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.rules import Verdict
 from grounding_app.policies.services import fact_verdicts, project_policy
 from grounding_app.rendering.links import safe_href
 from grounding_app.reviews.models import Review
-from grounding_app.reviews.serialize import grounded_from_json
 from grounding_app.reviews.services import stored_request
 
 ALLOCATION_ATTEMPTS = 3

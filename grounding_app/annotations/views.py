@@ -37,10 +37,10 @@ from grounding_app.annotations.forms import (
     ProjectForm,
     SendReviewForm,
     claim_states,
-    plain_number,
 )
-from grounding_app.annotations.importing import ImportProblems
 from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
+from grounding_app.common.importing import ImportProblems
+from grounding_app.common.numbers import plain_number
 from grounding_app.formats.check_grounding import FormatError
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.policies.models import SourcePolicy

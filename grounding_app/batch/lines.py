@@ -1,7 +1,7 @@
 """One JSONL line: parse it (at upload) and check it (in a worker).
 
 Every shape the annotation import reads is accepted, through its own parser
-(`annotations.importing.parse_line`): the shared grounding schema, check-grounding
+(`common.importing.parse_line`): the shared grounding schema, check-grounding
 requests (with or without a response; ours replaces it), Gemini responses and agent
 outputs, whose sources stand in for facts. Each is re-checked by our engine with the
 job's citation threshold, so one job's scores are comparable line to line.
@@ -19,8 +19,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from grounding_app import engine
-from grounding_app.annotations.importing import ItemSource
-from grounding_app.annotations.importing import parse_line as parse_item
+from grounding_app.common.importing import ItemSource
+from grounding_app.common.importing import parse_line as parse_item
+from grounding_app.common.serialize import grounded_to_json
 from grounding_app.engine import CheckRequest, CheckResponse
 from grounding_app.formats.check_grounding import FormatError
 from grounding_app.formats.from_check import grounded_from_check
@@ -28,7 +29,6 @@ from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.grounding_jsonl import DatasetError
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import grounded_report
-from grounding_app.reviews.serialize import grounded_to_json
 from grounding_app.reviews.services import summarize
 
 Check = Callable[[CheckRequest], CheckResponse]

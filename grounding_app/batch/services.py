@@ -35,12 +35,12 @@ from django.utils import timezone
 
 from grounding_app.batch.lines import Check, LineError, check, parse, request_for
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
+from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import CHECKED_BY, FEATURE_JUDGE, VERIFIER, WORD_MATCHING
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
 from grounding_app.rendering.languages import JudgeInfo, language_totals, mark_text, summary
 from grounding_app.reviews.models import Review
-from grounding_app.reviews.serialize import grounded_from_json
 from grounding_app.reviews.services import save_review, with_unsupported_words
 
 logger = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from typing import Any
 
 from django import forms
 
-from grounding_app.annotations.forms import plain_number
+from grounding_app.common.numbers import plain_number
 from grounding_app.policies.domains import DomainError, parse_context_url, parse_domain
 from grounding_app.policies.models import (
     MAX_CONTEXT_URLS,

@@ -1,4 +1,8 @@
-"""What the policy views and the review and labeling pages ask of a policy, without HTTP."""
+"""What the policy views and the review and labeling pages ask of a policy, without HTTP.
+
+Reviews and labeling projects link to policies, never the reverse: a review or project
+is passed in as the row its link table points to, so this app imports neither.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
 
-from grounding_app.annotations.models import LabelingProject
 from grounding_app.formats.grounded import GroundedAnswer, Source
 from grounding_app.policies.models import ProjectPolicy, ReviewPolicy, SourcePolicy
 from grounding_app.policies.rules import ContextUse, Rules, SourceRef, Verdict, context_uses, judge
 from grounding_app.rendering.links import safe_href
-from grounding_app.reviews.models import Review
-from grounding_app.reviews.serialize import grounded_from_json
 
 
 @dataclass(frozen=True)
@@ -102,47 +103,29 @@ def fact_verdicts(rules: Rules, facts: Sequence[Mapping[str, Any]]) -> dict[int,
     return verdicts
 
 
-def review_policy(review: Review) -> SourcePolicy | None:
-    link = ReviewPolicy.objects.select_related("policy").filter(review=review).first()
+def review_policy(review: models.Model) -> SourcePolicy | None:
+    link = ReviewPolicy.objects.select_related("policy").filter(review_id=review.pk).first()
     return link.policy if link else None
 
 
-def project_policy(project: LabelingProject) -> SourcePolicy | None:
-    link = ProjectPolicy.objects.select_related("policy").filter(project=project).first()
+def project_policy(project: models.Model) -> SourcePolicy | None:
+    link = ProjectPolicy.objects.select_related("policy").filter(project_id=project.pk).first()
     return link.policy if link else None
 
 
-def attach_to_review(review: Review, policy: SourcePolicy | None, user: Any) -> None:
+def attach_to_review(review: models.Model, policy: SourcePolicy | None, user: Any) -> None:
     """Check the review against `policy` from now on (None: against none)."""
     with transaction.atomic():
-        ReviewPolicy.objects.filter(review=review).delete()
+        ReviewPolicy.objects.filter(review_id=review.pk).delete()
         if policy is not None:
-            ReviewPolicy.objects.create(review=review, policy=policy, attached_by=user)
+            ReviewPolicy.objects.create(review_id=review.pk, policy=policy, attached_by=user)
 
 
-def attach_to_project(project: LabelingProject, policy: SourcePolicy | None, user: Any) -> None:
+def attach_to_project(project: models.Model, policy: SourcePolicy | None, user: Any) -> None:
     with transaction.atomic():
-        ProjectPolicy.objects.filter(project=project).delete()
+        ProjectPolicy.objects.filter(project_id=project.pk).delete()
         if policy is not None:
-            ProjectPolicy.objects.create(project=project, policy=policy, attached_by=user)
-
-
-@dataclass(frozen=True)
-class Panel:
-    """The policy card of a review page: the picker and, with a policy, its report."""
-
-    choices: tuple[SourcePolicy, ...]
-    report: PolicyReport | None
-
-    @property
-    def has_policies(self) -> bool:
-        return bool(self.choices)
-
-
-def review_panel(review: Review) -> Panel:
-    policy = review_policy(review)
-    report = grounded_report(policy, grounded_from_json(review.result)) if policy else None
-    return Panel(tuple(SourcePolicy.objects.only("pk", "name")), report)
+            ProjectPolicy.objects.create(project_id=project.pk, policy=policy, attached_by=user)
 
 
 @dataclass(frozen=True)

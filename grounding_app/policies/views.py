@@ -2,7 +2,9 @@
 
 Policies are the reviewers' and admins' tools (leads): they write them, attach them to
 reviews and to labeling projects. Annotators only see a project's policy flags on the
-labeling page.
+labeling page. Reviews and projects are reached through the relations of the link
+tables (`ReviewPolicy.review`, `ProjectPolicy.project`), so this app imports neither
+app: they link to it.
 """
 
 from __future__ import annotations
@@ -10,18 +12,26 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
+from django.db import models
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, role_required
-from grounding_app.annotations.models import LabelingProject
 from grounding_app.policies import services
 from grounding_app.policies.forms import AttachForm, PolicyForm
-from grounding_app.policies.models import SourcePolicy
-from grounding_app.reviews.models import Review
+from grounding_app.policies.models import ProjectPolicy, ReviewPolicy, SourcePolicy
+from grounding_app.retention.expiry import related_model
 
 leads = role_required(REVIEWER, ADMIN)
+
+
+def _reviews() -> type[models.Model]:
+    return related_model(ReviewPolicy, "review")
+
+
+def _projects() -> type[models.Model]:
+    return related_model(ProjectPolicy, "project")
 
 
 @leads
@@ -57,8 +67,8 @@ def policy_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "policy": policy,
         "warnings": services.warnings(policy),
         "tool_json": json.dumps(policy.tool_json(), indent=2, ensure_ascii=False),
-        "review_count": Review.objects.filter(source_policy__policy=policy).count(),
-        "projects": LabelingProject.objects.filter(source_policy__policy=policy),
+        "review_count": _reviews()._default_manager.filter(source_policy__policy=policy).count(),
+        "projects": _projects()._default_manager.filter(source_policy__policy=policy),
     }
     return render(request, "policies/edit.html", context)
 
@@ -75,28 +85,28 @@ def policy_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @leads
 @require_POST
 def attach_review(request: HttpRequest, public_id: str) -> HttpResponse:
-    review = get_object_or_404(Review, public_id=public_id)
+    review = get_object_or_404(_reviews(), public_id=public_id)
     form = AttachForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose one of the source policies.")
-        return redirect(review)
+        return redirect(resolve_url(review))
     policy = form.cleaned_data["policy"]
     services.attach_to_review(review, policy, request.user)
     messages.success(
         request,
         f"Citations are now checked against “{policy.name}”." if policy else "Policy removed.",
     )
-    return redirect(review.get_absolute_url() + "#source-policy")
+    return redirect(resolve_url(review) + "#source-policy")
 
 
 @leads
 @require_POST
 def attach_project(request: HttpRequest, pk: int) -> HttpResponse:
-    project = get_object_or_404(LabelingProject, pk=pk)
+    project = get_object_or_404(_projects(), pk=pk)
     form = AttachForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose one of the source policies.")
-        return redirect(project)
+        return redirect(resolve_url(project))
     policy = form.cleaned_data["policy"]
     services.attach_to_project(project, policy, request.user)
     messages.success(
@@ -105,4 +115,4 @@ def attach_project(request: HttpRequest, pk: int) -> HttpResponse:
         if policy
         else "Policy removed from the project.",
     )
-    return redirect(project)
+    return redirect(resolve_url(project))

@@ -20,12 +20,12 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import OffsetError, byte_prefix, char_index
 from grounding_app.formats.csv_cells import csv_line, safe_cell
 from grounding_app.formats.grounded import Candidate, Segment
 from grounding_app.retention.expiry import site_days
 from grounding_app.reviews.models import Review, ReviewerVerdict
-from grounding_app.reviews.serialize import grounded_from_json
 
 BATCH = 200
 LABELS = {"supported": 1, "unsupported": 0}

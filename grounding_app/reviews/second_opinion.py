@@ -29,6 +29,7 @@ from typing import Literal
 
 from django.core.cache import cache
 
+from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import (
     DEFAULT_CITATION_THRESHOLD,
     MAX_FACT_CHARS,
@@ -44,7 +45,6 @@ from grounding_app.engine import (
 from grounding_app.engine import check as engine_check
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment
 from grounding_app.reviews.models import Review
-from grounding_app.reviews.serialize import grounded_from_json
 
 logger = logging.getLogger(__name__)
 

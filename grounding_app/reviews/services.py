@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from grounding_app import engine
 from grounding_app.accounts.roles import ADMIN, has_role
+from grounding_app.common.serialize import grounded_from_json, grounded_to_json
 from grounding_app.engine import (
     DEFAULT_CITATION_THRESHOLD,
     CheckRequest,
@@ -26,10 +27,11 @@ from grounding_app.engine import (
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.imports import detect_and_parse
+from grounding_app.policies.models import SourcePolicy
+from grounding_app.policies.services import PolicyReport, grounded_report, review_policy
 from grounding_app.rendering.answer import RenderedCandidate, render_answer
 from grounding_app.reviews.folding import fold
 from grounding_app.reviews.models import Review, ReviewerVerdict, ReviewerVerdictChange
-from grounding_app.reviews.serialize import grounded_from_json, grounded_to_json
 
 
 def facts_to_json(facts: Iterable[Fact]) -> list[dict[str, Any]]:
@@ -333,3 +335,22 @@ def api_example(review: Review, origin: str) -> str:
         f'curl -sS "{url}" \\\n  -H "x-goog-api-key: $API_KEY" \\\n'
         f"  -H \"Content-Type: application/json\" \\\n  --data-binary @- <<'JSON'\n{body}\nJSON"
     )
+
+
+@dataclass(frozen=True)
+class Panel:
+    """The policy card of a review page: the picker and, with a policy, its report."""
+
+    choices: tuple[SourcePolicy, ...]
+    report: PolicyReport | None
+
+    @property
+    def has_policies(self) -> bool:
+        return bool(self.choices)
+
+
+def review_panel(review: Review) -> Panel:
+    """The card for `review`, with the report when a policy is attached to it."""
+    policy = review_policy(review)
+    report = grounded_report(policy, grounded_from_json(review.result)) if policy else None
+    return Panel(tuple(SourcePolicy.objects.only("pk", "name")), report)

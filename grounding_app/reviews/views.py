@@ -23,7 +23,6 @@ from django_htmx.http import push_url, reswap, retarget
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
 from grounding_app.formats.imports import ImportFormatError
 from grounding_app.htmx import HtmxHttpRequest
-from grounding_app.policies import services as policies
 from grounding_app.rendering.answer import ClaimView, RenderedCandidate
 from grounding_app.reviews import exports, flags, second_opinion, services, tables
 from grounding_app.reviews.forms import (
@@ -112,7 +111,7 @@ def _review_context(request: HttpRequest, review: Review) -> dict[str, object]:
     view = request.GET.get("view", "")
     facts = [(f["factText"], list(f["attributes"].items())) for f in review.facts]
     mine = services.reviewer_verdicts(review)
-    panel = policies.review_panel(review)
+    panel = services.review_panel(review)
     rendered = services.rendered(review, VIEWS.get(view))
     excluded = {c.index: flags.excluded_sources(panel.report, c.index) for c in rendered}
     candidates = tuple(

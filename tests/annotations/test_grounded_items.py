@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from grounding_app.annotations import services
-from grounding_app.annotations.importing import NOT_CHECKABLE, check_item, parse_jsonl
 from grounding_app.annotations.models import ItemClaim, LabelingProject
+from grounding_app.common.importing import NOT_CHECKABLE, check_item, parse_jsonl
 from grounding_app.engine import CheckRequest, CheckResponse
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_project

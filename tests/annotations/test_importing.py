@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from grounding_app.annotations import importing
-from grounding_app.annotations.importing import ImportProblems, check_item, parse_jsonl
+from grounding_app.common import importing
+from grounding_app.common.importing import ImportProblems, check_item, parse_jsonl
 from grounding_app.engine import GroundingEngine, slice_bytes
 from tests.annotations.conftest import FILM_FACTS, grounding_line
 from tests.reviews.conftest import fixture_text

@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from grounding_app.annotations import agreement, services
-from grounding_app.annotations.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.annotations.models import Assignment, LabelingProject
+from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine import Fact, needs_grounding_check, split_sentences
 from tests.browser.conftest import Session
 

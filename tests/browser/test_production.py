@@ -31,7 +31,7 @@ PASSWORD = "production-test-password-7d1f"
 SEED = """
 from django.contrib.auth.models import Group, User
 from grounding_app.annotations import services
-from grounding_app.annotations.importing import CheckedItem, ItemSource, ModelClaim
+from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine.types import Fact
 
 User.objects.create_superuser("boss", password=PASSWORD)

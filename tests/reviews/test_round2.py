@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import (
     CheckRequest,
     CheckResponse,
@@ -24,7 +25,6 @@ from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounding_jsonl import parse_example
 from grounding_app.reviews import services
 from grounding_app.reviews.models import Review, ReviewerVerdict, ReviewerVerdictChange
-from grounding_app.reviews.serialize import grounded_from_json
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grounding_app.annotations.importing import ImportProblems, parse_jsonl
+from grounding_app.common.importing import ImportProblems, parse_jsonl
 from grounding_app.engine import CheckRequest, Fact
 from grounding_app.formats import _reader as reader
 from grounding_app.formats.agent import parse_agent

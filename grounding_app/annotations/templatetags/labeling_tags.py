@@ -9,8 +9,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from grounding_app.annotations import services
-from grounding_app.annotations.importing import NOT_CHECKABLE
 from grounding_app.annotations.models import ItemClaim, LabelingProject
+from grounding_app.common.importing import NOT_CHECKABLE
 from grounding_app.engine import WORD_MATCHING
 from grounding_app.rendering.bidi import text_direction
 from grounding_app.rendering.languages import JudgeInfo, mark_text

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.test import Client
 
 from grounding_app.annotations import services
-from grounding_app.annotations.importing import CheckedItem, ItemSource, ModelClaim
+from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine import Fact, utf8_len
 from grounding_app.evaluation.pages import time_page
 

@@ -1,0 +1,8 @@
+"""Plain Python the apps share, below all of them and free of Django.
+
+Code that two apps use lives here rather than in the app that wrote it first, so that
+no app has to import another one sideways or upwards: the stored form of a grounded
+answer (`serialize`), items checked from JSONL lines (`importing`, used by labeling
+projects and batch jobs) and the parse of a posted id (`numbers`). It imports only
+`engine` and `formats` (tests/test_architecture.py holds the layer order).
+"""
