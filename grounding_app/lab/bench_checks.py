@@ -34,8 +34,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     django.setup()
     from grounding_app.engine import pipeline
-    from grounding_app.evaluation.management.commands.grounding_bench import DEFAULT_DATA
     from grounding_app.lab.bench_requests import (
+        DEFAULT_DATA,
         benchmark_texts,
         everyday_request,
         film_request,

@@ -24,6 +24,9 @@ from grounding_app.engine import (
 )
 from grounding_app.formats.grounding_jsonl import read_examples
 
+# The texts the requests are built from by default (the repository's dev split).
+DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "grounding" / "dev.jsonl"
+
 FILM_FACTS = (
     Fact(
         "Titanic is a 1997 American epic romantic disaster movie. It was directed, written,"

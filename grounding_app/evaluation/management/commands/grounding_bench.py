@@ -13,7 +13,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
 from django.core.wsgi import get_wsgi_application
@@ -30,13 +29,13 @@ from grounding_app.engine import (
 from grounding_app.evaluation.cli import judge_spec
 from grounding_app.formats.check_grounding import request_to_json
 from grounding_app.lab.bench_requests import (
+    DEFAULT_DATA,
     benchmark_texts,
     everyday_request,
     film_request,
     largest_request,
 )
 
-DEFAULT_DATA = settings.BASE_DIR.parent / "shared" / "data" / "grounding" / "dev.jsonl"
 # The latency the project promises (issue 11): film example 100 ms, everyday 500 ms.
 TARGETS_MS = {"a film example": 100, "b everyday": 500, "c largest": 20_000}
 PEAK_RSS_TARGET_MB = 2048
