@@ -1,5 +1,9 @@
 """What one client may send: whole requests up to a size, and requests at a rate.
 
+This module judges; it answers nothing. Its callers turn a request over the size or a
+client over its rate into the page or the API error that fits (`api.middleware`,
+`api.auth`, the sign-in view), so the limits sit below every app.
+
 Rate limits count in Django's "limits" cache with fixed windows (`add` then `incr`,
 both atomic across processes): Redis when REDIS_URL is set, else a table in the
 database (`grounding_app.counters`), so every gunicorn worker and every machine shares
@@ -15,15 +19,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import caches
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.shortcuts import render
-
-from grounding_app.api import errors
+from django.http import HttpRequest
 
 logger = logging.getLogger(__name__)
 
@@ -93,31 +93,16 @@ def client_ip(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
-class RequestSizeLimitMiddleware:
-    """Refuse a request whose declared body exceeds MAX_REQUEST_BYTES, before reading it.
+def declared_too_large(request: HttpRequest) -> bool:
+    """Whether the request declares a body over MAX_REQUEST_BYTES, known before reading it.
 
     Django bounds form fields and JSON bodies (DATA_UPLOAD_MAX_MEMORY_SIZE) but streams
     file uploads to disk without limit; this bounds everything, uploads included. A
     body without Content-Length is never read by Django, so the header is the size.
+    The answer (a page, or the API's envelope) is `api.middleware`'s to build.
     """
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0  # Django reads such a body as empty
-        if length > settings.MAX_REQUEST_BYTES:
-            return too_large(request)
-        return self.get_response(request)
-
-
-def too_large(request: HttpRequest) -> HttpResponse:
-    limit = settings.MAX_REQUEST_BYTES
-    if errors.is_api_path(request.path_info):
-        return errors.error_response(
-            413, f"Request payload size exceeds the limit: {limit} bytes.", errors.INVALID_ARGUMENT
-        )
-    return render(request, "413.html", {"limit_mib": limit // (1024 * 1024)}, status=413)
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0  # Django reads such a body as empty
+    return length > settings.MAX_REQUEST_BYTES

@@ -114,7 +114,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
-    "grounding_app.limits.RequestSizeLimitMiddleware",
+    "grounding_app.api.middleware.RequestSizeLimitMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
@@ -194,7 +194,8 @@ STORAGES = {
 # anything larger is answered with 413 before it is read.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 # Whole requests above this, uploads included, are refused (413) before they are read
-# (grounding_app.limits): the payload limit plus room for form fields and framing.
+# (grounding_app.limits, grounding_app.api.middleware): the payload limit plus room for
+# form fields and framing.
 MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024)
 
 LOGIN_URL = "accounts:login"

@@ -12,6 +12,9 @@ that would read the database again), never a bare 500.
 
 It must wrap every middleware that can answer an error, and sit inside
 SecurityMiddleware so that its answers still carry the security headers.
+
+`RequestSizeLimitMiddleware` answers a request whose declared body is over the limit
+(`limits.declared_too_large`) with 413: the envelope under an API path, else a page.
 """
 
 from __future__ import annotations
@@ -19,13 +22,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.db.utils import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.http.multipartparser import MultiPartParserError
+from django.shortcuts import render
 from django.template.loader import render_to_string
 
 from grounding_app.api import errors
+from grounding_app.limits import declared_too_large
 
 logger = logging.getLogger(__name__)
 
@@ -80,3 +86,24 @@ def _unavailable_page(request: HttpRequest, exception: Exception) -> HttpRespons
     response = HttpResponse(render_to_string("503.html"), status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
+
+
+class RequestSizeLimitMiddleware:
+    """Refuse a request whose declared body exceeds MAX_REQUEST_BYTES, before reading it."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if declared_too_large(request):
+            return too_large(request)
+        return self.get_response(request)
+
+
+def too_large(request: HttpRequest) -> HttpResponse:
+    limit = settings.MAX_REQUEST_BYTES
+    if errors.is_api_path(request.path_info):
+        return errors.error_response(
+            413, f"Request payload size exceeds the limit: {limit} bytes.", errors.INVALID_ARGUMENT
+        )
+    return render(request, "413.html", {"limit_mib": limit // (1024 * 1024)}, status=413)
