@@ -271,3 +271,157 @@ def test_the_engine_side_check_sees_django_and_the_app(tmp_path: Path) -> None:
         "7: grounding_app.reviews.models",
         "10: grounding_app.formats",
     ]
+
+
+# The packages of the app (its sub-packages and top-level modules) in layers, bottom up.
+# A package imports only from layers below its own; packages of one layer import none of
+# each other. So there are no cycles, and shared code sits below every package using it
+# (docs/architecture.md#package-layers says why this order).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("engine",),
+    ("formats",),
+    ("common", "metrics"),
+    ("rendering",),
+    ("retention", "counters", "htmx", "celery"),
+    ("limits",),
+    ("accounts", "api"),
+    ("policies",),
+    ("reviews",),
+    ("annotations",),
+    ("batch",),
+    ("lab",),
+    ("evaluation",),
+    ("settings", "urls", "wsgi"),
+)
+# Imports that go up or sideways on purpose, (importer, imported) -> why; at most two,
+# each with its reason. None is needed now: a shared piece moves below its users instead.
+UPWARD_ALLOWED: dict[tuple[str, str], str] = {}
+# Below Django: plain Python that a script or a worker can use without settings.
+DJANGO_FREE = ("engine", "formats", "common", "metrics", "rendering")
+
+Edges = dict[tuple[str, str], list[str]]
+
+
+def _target(module: str, name: str | None) -> str | None:
+    """The package of the app an import reaches (None: outside the app)."""
+    parts = module.split(".")
+    if parts[0] != ROOT.name:
+        return None
+    return parts[1] if len(parts) > 1 else name  # `from grounding_app import engine`
+
+
+def package_imports(root: Path = ROOT) -> Edges:
+    """(importer, imported) -> 'file:line' of every import from one package to another,
+    lazy ones and those of management commands and migrations included."""
+    edges: Edges = {}
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        if relative.parts == ("__init__.py",):  # the namespace itself, empty
+            continue
+        importer = relative.parts[0].removesuffix(".py")
+        for line, module, name in _imports(path):
+            imported = _target(module, name)
+            if imported is not None and imported != importer:
+                where = edges.setdefault((importer, imported), [])
+                if f"{relative.as_posix()}:{line}" not in where:  # `from x import a, b`: once
+                    where.append(f"{relative.as_posix()}:{line}")
+    return edges
+
+
+def package_cycles(edges: Edges) -> list[list[str]]:
+    """The packages that reach each other through imports, one sorted group per cycle."""
+    graph: dict[str, set[str]] = {}
+    for importer, imported in edges:
+        graph.setdefault(importer, set()).add(imported)
+
+    def reach(start: str) -> set[str]:
+        seen: set[str] = set()
+        stack = [start]
+        while stack:
+            for package in graph.get(stack.pop(), ()):
+                if package not in seen:
+                    seen.add(package)
+                    stack.append(package)
+        return seen
+
+    reached = {package: reach(package) for package in graph}
+    groups = {
+        tuple(sorted(p for p in reached[package] if package in reached.get(p, ())))
+        for package in graph
+        if package in reached[package]
+    }
+    return sorted(list(group) for group in groups)
+
+
+def not_down(edges: Edges, layers: tuple[tuple[str, ...], ...] = LAYERS) -> Edges:
+    """The imports that go up the layers or sideways within one."""
+    rank = {package: i for i, layer in enumerate(layers) for package in layer}
+    return {
+        (importer, imported): where
+        for (importer, imported), where in edges.items()
+        if rank[imported] >= rank[importer]
+    }
+
+
+def _show(edges: Edges) -> str:
+    return "".join(f"\n  {a} -> {b}: {', '.join(where)}" for (a, b), where in sorted(edges.items()))
+
+
+def test_every_package_has_one_layer() -> None:
+    placed = [package for layer in LAYERS for package in layer]
+    modules = {path.stem for path in ROOT.glob("*.py") if path.name != "__init__.py"}
+    folders = {path.parent.name for path in ROOT.glob("*/__init__.py")}
+    assert len(placed) == len(set(placed))
+    assert sorted(modules | folders) == sorted(placed)
+
+
+def test_no_package_cycle() -> None:
+    cycles = package_cycles(package_imports())
+    print("cycles:", cycles)
+    assert cycles == []
+
+
+def test_imports_go_down_the_layers() -> None:
+    offenders = not_down(package_imports())
+    print("upward or sideways:" + _show(offenders))
+    unexpected = {edge: where for edge, where in offenders.items() if edge not in UPWARD_ALLOWED}
+    assert unexpected == {}, "move the shared piece below both:" + _show(unexpected)
+
+
+def test_the_allowed_upward_imports_are_few_and_still_there() -> None:
+    assert len(UPWARD_ALLOWED) <= 2 and all(UPWARD_ALLOWED.values())
+    assert set(UPWARD_ALLOWED) <= set(not_down(package_imports()))
+
+
+def test_the_django_free_packages_import_no_django() -> None:
+    offenders = {}
+    for package in DJANGO_FREE:
+        folder = ROOT / package
+        for path in sorted(
+            folder.rglob("*.py") if folder.is_dir() else [folder.with_suffix(".py")]
+        ):
+            lines = [f"{line}: {m}" for line, m, _ in _imports(path) if m.split(".")[0] == "django"]
+            if lines:
+                offenders[path.relative_to(ROOT).as_posix()] = lines
+    assert offenders == {}
+
+
+def test_the_package_checks_see_cycles_and_upward_imports(tmp_path: Path) -> None:
+    root = tmp_path / "grounding_app"
+    for relative, text in {
+        "__init__.py": "",
+        "formats/__init__.py": "from grounding_app import engine\n",  # down: fine
+        "engine/__init__.py": "def later():\n    from ..formats import grounded\n",
+        "limits.py": "from grounding_app.api.errors import error_response\n",
+        "api/auth.py": "import grounding_app.limits\nfrom grounding_app.engine import check\n",
+        "common/numbers.py": "from grounding_app import metrics\n",  # sideways
+    }.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    edges = package_imports(root)
+    assert package_cycles(edges) == [["api", "limits"], ["engine", "formats"]]
+    assert _show(not_down(edges)) == (
+        "\n  common -> metrics: common/numbers.py:1"
+        "\n  engine -> formats: engine/__init__.py:2"
+        "\n  limits -> api: limits.py:1"
+    )
