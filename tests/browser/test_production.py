@@ -9,10 +9,7 @@ production settings run unchanged: secure cookies, HSTS, the http->https redirec
 from __future__ import annotations
 
 import http.client
-import os
 import shutil
-import signal
-import socket
 import ssl
 import subprocess
 import time
@@ -22,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+
+from tests.serving import free_port, production_environment, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "production-test-password-7d1f"
@@ -57,38 +56,6 @@ class Server:
     log: Path
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _environment(scratch: Path) -> dict[str, str]:
-    """The deployer's environment: production settings, nothing from the test run."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k
-        not in {
-            "DJANGO_DEBUG",
-            "DJANGO_SETTINGS_MODULE",
-            "DATABASE_URL",
-            "SECRET_KEY",
-            "DJANGO_ALLOW_ASYNC_UNSAFE",  # set for Playwright in this process only
-        }
-        and not k.startswith(("SECURE_", "LOGIN_RATE", "API_RATE"))
-    }
-    env.update(
-        SECRET_KEY="production-browser-test-" + "x" * 40,
-        DATABASE_URL=f"sqlite:///{scratch / 'db.sqlite3'}",
-        STATIC_ROOT=str(scratch / "static"),
-        ALLOWED_HOSTS="localhost",
-        PUBLIC_URL="https://localhost",
-        GROUNDING_JUDGE="features",  # the layer under test is serving, not the verdicts
-    )
-    return env
-
-
 def _wait_until_ready(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
     context = ssl._create_unverified_context()
     deadline = time.monotonic() + 240
@@ -109,7 +76,8 @@ def _wait_until_ready(port: int, server: subprocess.Popen[bytes], log: Path) -> 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     scratch = tmp_path_factory.mktemp("production")
-    env = _environment(scratch)
+    env = production_environment(scratch)
+    env.update(ALLOWED_HOSTS="localhost", PUBLIC_URL="https://localhost")
     subprocess.run(
         [
             "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
@@ -130,7 +98,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         capture_output=True,
         text=True,
     )
-    port = _free_port()
+    port = free_port()
     log = scratch / "serve.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -151,12 +119,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         _wait_until_ready(port, process, log)
         yield Server(f"https://localhost:{port}", seeded.stdout.strip().splitlines()[-1], log)
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+        stop(process)
         shutil.rmtree(scratch / "static", ignore_errors=True)
 
 
