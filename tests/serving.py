@@ -3,11 +3,16 @@ scratch files (database, static root, broker), and a clean stop of gunicorn's gr
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import socket
+import ssl
 import subprocess
+import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,3 +62,31 @@ def stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def wait_until_ready(
+    port: int, process: subprocess.Popen[bytes], log: Path, tls: bool = False, within: float = 240
+) -> None:
+    """Poll /healthz until it answers 200; fail with the log's tail if the server exits
+    or stays silent (a first start migrates, collects static files and loads models)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"scripts/serve exited {process.returncode}:\n{log.read_text()[-4000:]}")
+        if tls:
+            context = ssl._create_unverified_context()
+            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                "localhost", port, timeout=5, context=context
+            )
+        else:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        try:
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        finally:
+            conn.close()
+        time.sleep(0.3)
+    pytest.fail(f"scripts/serve did not answer within {within:.0f} s:\n{log.read_text()[-4000:]}")

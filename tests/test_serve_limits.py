@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import http.client
 import subprocess
-import time
 import urllib.parse
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from tests.serving import ROOT, free_port, production_environment, stop
+from tests.serving import ROOT, free_port, production_environment, stop, wait_until_ready
 
 LIMIT = 10
 ATTEMPTS = 14
@@ -49,20 +47,6 @@ def _request(
         return response.status, response, response.read()
     finally:
         conn.close()
-
-
-def _wait_until_up(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"scripts/serve exited {server.returncode}:\n{log.read_text()[-4000:]}")
-        try:
-            if _request(port, "GET", "/healthz")[0] == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    pytest.fail(f"scripts/serve did not answer within 120 s:\n{log.read_text()[-4000:]}")
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +79,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             start_new_session=True,
         )
     try:
-        _wait_until_up(port, process, log)
+        wait_until_ready(port, process, log, within=120)
         _, response, _ = _request(port, "GET", "/accounts/login/")
         cookie = response.getheader("Set-Cookie") or ""
         csrf = cookie.split("csrftoken=", 1)[1].split(";", 1)[0]

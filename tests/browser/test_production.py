@@ -8,11 +8,8 @@ production settings run unchanged: secure cookies, HSTS, the http->https redirec
 
 from __future__ import annotations
 
-import http.client
 import shutil
-import ssl
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.serving import free_port, production_environment, stop
+from tests.serving import free_port, production_environment, stop, wait_until_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "production-test-password-7d1f"
@@ -54,23 +51,6 @@ class Server:
     base: str
     project_url: str
     log: Path
-
-
-def _wait_until_ready(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
-    context = ssl._create_unverified_context()
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"scripts/serve exited {server.returncode}:\n{log.read_text()[-4000:]}")
-        try:
-            conn = http.client.HTTPSConnection("localhost", port, timeout=5, context=context)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.5)
-    pytest.fail(f"scripts/serve did not answer within 240 s:\n{log.read_text()[-4000:]}")
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +96,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             start_new_session=True,
         )
     try:
-        _wait_until_ready(port, process, log)
+        wait_until_ready(port, process, log, tls=True)
         yield Server(f"https://localhost:{port}", seeded.stdout.strip().splitlines()[-1], log)
     finally:
         stop(process)
