@@ -1,5 +1,5 @@
-"""Every HTML form of the reviews, annotations and sign-in pages, walked field by field
-with hostile values: the answer may be a refusal, never a 500.
+"""Every HTML form of the reviews, annotations, batch, source policy and sign-in pages,
+walked field by field with hostile values: the answer may be a refusal, never a 500.
 
 Field names come from the form classes themselves, so a field added later is walked
 too; only the per-claim label fields and the fact rows of a new review, which no form
@@ -34,9 +34,10 @@ from grounding_app.annotations.forms import (
     ProjectForm,
     SendReviewForm,
 )
-from grounding_app.annotations.models import ItemClaim, LabelingProject
-from grounding_app.engine import CheckRequest, Fact, GroundingEngine
-from grounding_app.reviews import services as review_services
+from grounding_app.batch import urls as batch_urls
+from grounding_app.batch.forms import BatchUploadForm
+from grounding_app.policies import urls as policies_urls
+from grounding_app.policies.forms import AttachForm, PolicyForm
 from grounding_app.reviews import urls as reviews_urls
 from grounding_app.reviews.forms import (
     ImportForm,
@@ -45,10 +46,11 @@ from grounding_app.reviews.forms import (
     ReviewFilterForm,
 )
 from tests.annotations.conftest import FILM_FACTS, film_jsonl, grounding_line
+from tests.batch.conftest import jsonl
+from tests.security.conftest import PASSWORD, World, anonymous, signed_in
 
 pytestmark = pytest.mark.django_db
 
-PASSWORD = "pw-for-tests-only"  # what the make_user fixture gives everyone
 # Django decodes form bodies leniently; these bytes are a UTF-8-encoded lone surrogate
 # (U+D800), which no str the test client could encode would ever produce.
 LONE_SURROGATE = "%ED%A0%80"
@@ -79,6 +81,13 @@ HOSTILE_JSON = (
     "[" * 50_000,
     "1e309",
     "-0",
+    # Lines of the JSONL imports: a BOM, CRLF ends, a number past Python's 4,300 digits,
+    # objects nested past the parser's recursion limit, and wrong types.
+    "\ufeff" + grounding_line(0, "Titanic was directed by James Cameron."),
+    film_jsonl(2).replace("\n", "\r\n"),
+    '{"id": "a", "facts": [], "claim": "x", "label": 1' + "0" * 5_000 + "}",
+    '{"a": ' * 5_000 + "1" + "}" * 5_000,
+    json.dumps({"answerCandidate": 5, "facts": "x", "id": [], "claim": None, "label": "yes"}),
 )
 JSON_FIELDS = frozenset({"payload", "facts_json", "file"})
 CHECK_REQUEST = {
@@ -150,56 +159,6 @@ def send(form: Form, data: dict[str, Any] | str) -> HttpResponseBase:
     )
 
 
-def signed_in(user: Any) -> Callable[[], Client]:
-    """The same signed-in client for every request; a crash comes back as a 500."""
-    client = Client(raise_request_exception=False)
-    client.force_login(user)
-    return lambda: client
-
-
-def anonymous() -> Client:
-    return Client(raise_request_exception=False)
-
-
-@dataclass(frozen=True)
-class World:
-    lead: Any
-    annotator: Any
-    project: LabelingProject
-    claim: ItemClaim
-    review_id: str
-
-    @property
-    def route_args(self) -> dict[str, Any]:
-        """A value for every argument the routes of these apps take."""
-        return {
-            "pk": self.project.pk,
-            "claim_pk": self.claim.pk,
-            "public_id": self.review_id,
-            "candidate": 0,
-            "number": 0,
-        }
-
-
-@pytest.fixture
-def world(fake_engine: GroundingEngine, make_user: Callable[..., Any]) -> World:
-    lead = make_user("reviewer", "lena")
-    annotator = make_user("annotator", "ann")
-    project = annotation_services.create_project(
-        lead, name="Films", overlap=1, annotators=[annotator, lead]
-    )
-    annotation_services.import_jsonl(project, film_jsonl(2))
-    request = CheckRequest(
-        "Paris is the capital of France.",
-        (Fact("Paris is the capital of France.", {"author": "Atlas"}),),
-        enable_claim_level_score=True,
-    )
-    review = review_services.check_and_save(lead, request)
-    claim = ItemClaim.objects.filter(item__project=project).first()
-    assert claim is not None
-    return World(lead, annotator, project, claim, str(review.public_id))
-
-
 def _labeling(world: World, action: str) -> Form:
     """The labeling page's forms: fields named per claim, which `claim_states` reads."""
     assignment = annotation_services.next_assignment(world.project, world.annotator)
@@ -251,6 +210,17 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
         **dict(zip(rows, ("Paris is the capital of France.", "author", "Atlas"), strict=True)),
     }
     upload = {"uploads": frozenset({"file"}), "apart": {"file": ("payload",)}}
+    job, policy = {"public_id": str(world.job.public_id)}, str(world.policy.pk)
+    policy_settings = {
+        "name": "Blocked",
+        "description": "No forums.",
+        "excluded": "example.com\nforum.example.org",
+        "context": "https://en.wikipedia.org/wiki/Paris",
+        "preferred": "wikipedia.org",
+        "text_prompt": "Prefer encyclopedias.",
+        "voice_prompt": "",
+    }
+    policy_fields = fields_of(PolicyForm)
     return {
         "reviews:new": lambda: Form(
             reverse("reviews:new"),
@@ -330,6 +300,41 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
         "annotations:draft": lambda: _labeling(world, "draft"),
         "annotations:submit": lambda: _labeling(world, "submit"),
         "annotations:skip": lambda: _labeling(world, "skip"),
+        "batch:jobs": lambda: Form(
+            reverse("batch:jobs"),
+            lead,
+            {"file": jsonl(2).decode(), "citation_threshold": "0.6", "source_policy": policy},
+            302,
+            fields_of(BatchUploadForm),
+            uploads=frozenset({"file"}),
+        ),
+        "batch:cancel": lambda: Form(reverse("batch:cancel", kwargs=job), lead, {}, 302, ()),
+        "batch:line_review": lambda: Form(
+            reverse("batch:line_review", kwargs={**job, "number": 1}), lead, {}, 302, ()
+        ),
+        "policies:new": lambda: Form(
+            reverse("policies:new"), lead, {**policy_settings, "name": "New"}, 302, policy_fields
+        ),
+        "policies:detail": lambda: Form(
+            reverse("policies:detail", args=[policy]), lead, policy_settings, 302, policy_fields
+        ),
+        "policies:delete": lambda: Form(
+            reverse("policies:delete", args=[policy]), lead, {}, 302, ()
+        ),
+        "policies:attach_review": lambda: Form(
+            reverse("policies:attach_review", kwargs=review),
+            lead,
+            {"policy": policy},
+            302,
+            fields_of(AttachForm),
+        ),
+        "policies:attach_project": lambda: Form(
+            reverse("policies:attach_project", kwargs=project),
+            lead,
+            {"policy": policy},
+            302,
+            fields_of(AttachForm),
+        ),
         "accounts:login": lambda: Form(
             reverse("accounts:login"),
             anonymous,  # a signed-in client would only be sent on
@@ -359,6 +364,14 @@ WALKED = (
     "annotations:draft",
     "annotations:submit",
     "annotations:skip",
+    "batch:jobs",
+    "batch:cancel",
+    "batch:line_review",
+    "policies:new",
+    "policies:detail",
+    "policies:delete",
+    "policies:attach_review",
+    "policies:attach_project",
     "accounts:login",
     "accounts:logout",
 )
@@ -379,12 +392,13 @@ def test_no_hostile_value_gives_a_500(world: World, name: str) -> None:
 
 def test_every_route_that_takes_a_post_is_walked(world: World) -> None:
     client = signed_in(world.lead)()
-    for app in (reviews_urls, annotations_urls, accounts_urls):
+    for app in (reviews_urls, annotations_urls, batch_urls, policies_urls, accounts_urls):
         for route in app.urlpatterns:
             assert isinstance(route, URLPattern)
             name = f"{app.app_name}:{route.name}"
             if name in WALKED and name not in GET_FORMS:
                 continue
-            kwargs = {arg: world.route_args[arg] for arg in route.pattern.converters}
+            args = world.args_for(app.app_name)
+            kwargs = {arg: args[arg] for arg in route.pattern.converters}
             response = client.post(reverse(name, kwargs=kwargs))
             assert response.status_code == 405, f"{name} takes a POST: add it to WALKED"
