@@ -141,7 +141,8 @@ def create(request: HttpRequest, api_key: ApiKey) -> HttpResponseBase:
         )
     policy = None
     if name := request.GET.get("sourcePolicy", ""):
-        policy = SourcePolicy.objects.filter(name=name).first()
+        # PostgreSQL refuses a NUL in a query parameter; no policy name holds one.
+        policy = None if "\x00" in name else SourcePolicy.objects.filter(name=name).first()
         if policy is None:
             return error_response(
                 400, f"sourcePolicy: no source policy is named {name!r}.", errors.INVALID_ARGUMENT
