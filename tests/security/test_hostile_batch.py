@@ -1,7 +1,8 @@
 """Hostile JSONL lines in a batch upload, through the page's form and the API: each
 line is failed with its own error (the rest of the job still runs) or the upload is
 refused as a whole, never a 500; and a job holding such lines still runs, shows its
-results page and exports.
+results page and exports. The same lines go to the review import and a labeling
+project's item import.
 
 On PostgreSQL a text column refuses NUL, and jsonb the \\u0000 escape as well: one such
 line must not lose the upload (issue 25, item 16)."""
@@ -17,6 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from grounding_app.annotations import services as annotation_services
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
@@ -156,3 +158,39 @@ def test_every_hostile_line_in_one_file(upload: Callable[[bytes], int]) -> None:
     """Lines of different formats and metadata side by side (issue 25, item 11)."""
     small = [line for line in HOSTILE_LINES.values() if len(line) < 100_000]
     assert upload(b"\r\n".join([grounding_line(1).encode(), *small])) < 500
+
+
+@pytest.fixture
+def imports(
+    fake_engine: GroundingEngine, make_user: Callable[..., Any]
+) -> Callable[[bytes], list[int]]:
+    """Send the file to the review import and to a labeling project's item import;
+    gives their statuses, and those of the pages they lead to."""
+    lead = make_user("reviewer")
+    client = Client(raise_request_exception=False)
+    client.force_login(lead)
+    project = annotation_services.create_project(lead, name="Films", annotators=[lead])
+
+    def send(data: bytes) -> list[int]:
+        statuses = []
+        for url in (
+            reverse("reviews:import"),
+            reverse("annotations:import_items", args=[project.pk]),
+        ):
+            response = client.post(url, {"file": SimpleUploadedFile("h.jsonl", data)})
+            statuses.append(response.status_code)
+            if response.status_code == 302:
+                statuses.append(client.get(response["Location"]).status_code)
+        assignment = annotation_services.next_assignment(project, lead)
+        if assignment is not None:
+            statuses.append(client.get(assignment.get_absolute_url()).status_code)
+        return statuses
+
+    return send
+
+
+@pytest.mark.parametrize("what", HOSTILE_LINES)
+def test_a_hostile_line_in_the_imports(imports: Callable[[bytes], list[int]], what: str) -> None:
+    """The same lines, alone, as a review import and as labeling items."""
+    statuses = imports(HOSTILE_LINES[what])
+    assert max(statuses) < 500, statuses
