@@ -30,6 +30,7 @@ from typing import Any
 
 from grounding_app.formats.grounding_jsonl import DatasetError, Example, parse_example
 from grounding_app.lab import windows
+from grounding_app.lab.package_verifier import has_a_source_with_both_classes
 from grounding_app.lab.windows import TrainPair
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding"
@@ -160,10 +161,7 @@ def check_labels(labels: Labels, trained: Sequence[Example], held: Sequence[Exam
             f" {MIN_PER_CLASS} of each class"
         )
     for part, name in ((held, "held-back"), (trained, "trained-on")):
-        by_source: dict[str, set[int | None]] = {}
-        for example in part:
-            by_source.setdefault(example.source, set()).add(example.label)
-        if not any(len(classes) == 2 for classes in by_source.values()):
+        if not has_a_source_with_both_classes(part):
             raise AdaptError(
                 f"the {name} part ({len(part)} labels on {documents(part)} documents) has no"
                 " source with both classes: label more documents, or change --hold-out"

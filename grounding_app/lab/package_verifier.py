@@ -31,6 +31,15 @@ if TYPE_CHECKING:
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding"
 
 
+def has_a_source_with_both_classes(examples: Sequence[Example]) -> bool:
+    """Calibration and macro figures are per source: one needs supported and unsupported
+    examples of the same source."""
+    classes: dict[str, set[int | None]] = {}
+    for example in examples:
+        classes.setdefault(example.source, set()).add(example.label)
+    return any(len(labels) == 2 for labels in classes.values())
+
+
 def pair_calibration(
     judge: CrossEncoderJudge,
     examples: Sequence[Example],

@@ -18,7 +18,7 @@ from django.test import Client
 from grounding_app.annotations import services
 from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine import Fact, utf8_len
-from grounding_app.evaluation.pages import time_page
+from grounding_app.evaluation.pages import bench_sentences, time_page
 
 FACT_TEXT = (
     "Fact {i}: the observatory recorded {i} clear nights in the survey year, and its "
@@ -28,14 +28,7 @@ FACT_TEXT = (
 
 def big_item(claims: int, facts: int) -> CheckedItem:
     """An answer of `claims` sentences (some Hebrew and emoji) with model verdicts."""
-    sentences = []
-    for i in range(claims):
-        if i % 10 == 3:
-            sentences.append(f"המצפה תיעד {i} לילות בהירים.")
-        elif i % 10 == 7:
-            sentences.append(f"The site 🌌 logged {i} nights, a record.")
-        else:
-            sentences.append(f"The observatory recorded {i} clear nights that year.")
+    sentences = bench_sentences(claims)
     verdicts = ("supported", "supported", "unsupported", "no_check")
     model, at = [], 0
     for i, sentence in enumerate(sentences):

@@ -27,7 +27,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from grounding_app.engine import VERIFIER_MAX_LENGTH, CrossEncoderJudge
 from grounding_app.formats.grounding_jsonl import DatasetError, Example, read_examples
 from grounding_app.lab.fit_threshold import DEFAULT_THRESHOLD, bias_shift
-from grounding_app.lab.package_verifier import engine_optimum, pair_calibration, penalties
+from grounding_app.lab.package_verifier import (
+    engine_optimum,
+    has_a_source_with_both_classes,
+    pair_calibration,
+    penalties,
+)
 
 # Positions a model reads at most (BERT-style encoders); longer inputs cost quadratically.
 LONGEST = 512
@@ -134,10 +139,7 @@ class Command(BaseCommand):
             examples = [e for e in read_examples(path) if e.label is not None]
         except (OSError, DatasetError) as exc:
             raise CommandError(str(exc)) from exc
-        classes: dict[str, set[int | None]] = {}
-        for example in examples:
-            classes.setdefault(example.source, set()).add(example.label)
-        if not any(len(labels) == 2 for labels in classes.values()):
+        if not has_a_source_with_both_classes(examples):
             raise CommandError(
                 f"{path}: {len(examples)} labelled examples, no source with both classes:"
                 " calibration needs supported (1) and unsupported (0) examples of one source"

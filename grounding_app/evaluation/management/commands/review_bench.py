@@ -18,7 +18,7 @@ from django.db import transaction
 from django.test import Client
 
 from grounding_app.engine import CheckRequest, Fact, utf8_len
-from grounding_app.evaluation.pages import time_page
+from grounding_app.evaluation.pages import bench_sentences, time_page
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.services import save_review
@@ -47,14 +47,7 @@ def big_review(
     claims: int, facts: int, markdown: bool = False
 ) -> tuple[CheckRequest, GroundedAnswer]:
     """An answer of `claims` sentences (some Hebrew and emoji) citing `facts` facts."""
-    sentences = []
-    for i in range(claims):
-        if i % 10 == 3:
-            sentences.append(f"המצפה תיעד {i} לילות בהירים.")
-        elif i % 10 == 7:
-            sentences.append(f"The site 🌌 logged {i} nights, a record.")
-        else:
-            sentences.append(f"The observatory recorded {i} clear nights that year.")
+    sentences = bench_sentences(claims)
     pieces = [_markdown(i, s) if markdown else (" ", s) for i, s in enumerate(sentences)]
     segments, at, answer = [], 0, ""
     verdicts = ("supported", "supported", "unsupported", "no_check")
