@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
-from django.db.utils import InterfaceError, OperationalError
+from django.db.utils import InterfaceError, InternalError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
@@ -41,6 +41,19 @@ _CLIENT_ERRORS = (Http404, PermissionDenied, BadRequest, SuspiciousOperation, Mu
 # What the database raises when it is locked (SQLite's busy timeout ran out), gone or
 # unreachable: the request may well succeed if resent.
 _UNAVAILABLE = (OperationalError, InterfaceError)
+# PostgreSQL's read_only_sql_transaction (a read-only server or replica, or a transaction
+# set read-only), which Django raises as an InternalError; SQLite's read-only file is an
+# OperationalError already.
+_READ_ONLY_SQLSTATE = "25006"
+
+
+def _unavailable(exception: Exception) -> bool:
+    if isinstance(exception, _UNAVAILABLE):
+        return True
+    cause = exception.__cause__
+    return isinstance(exception, InternalError) and (
+        getattr(cause, "sqlstate", None) == _READ_ONLY_SQLSTATE
+    )
 
 
 class ApiErrorMiddleware:
@@ -65,7 +78,7 @@ class ApiErrorMiddleware:
         if isinstance(exception, _CLIENT_ERRORS):
             return None
         # request.path, never the query string: it may hold the API key (?key=).
-        if isinstance(exception, _UNAVAILABLE):
+        if _unavailable(exception):
             logger.error(
                 "Database unavailable: %s %s", request.method, request.path, exc_info=exception
             )
@@ -80,7 +93,7 @@ RETRY_AFTER_SECONDS = 30
 
 
 def _unavailable_page(request: HttpRequest, exception: Exception) -> HttpResponse | None:
-    if not isinstance(exception, _UNAVAILABLE):
+    if not _unavailable(exception):
         return None
     logger.error("Database unavailable: %s %s", request.method, request.path, exc_info=exception)
     response = HttpResponse(render_to_string("503.html"), status=503)
