@@ -15,10 +15,7 @@ from django.test import override_settings
 
 from grounding_app.engine import (
     VERIFIER_DIR,
-    CheckRequest,
     CrossEncoderJudge,
-    Fact,
-    GroundingEngine,
     load_model,
 )
 from grounding_app.formats.grounding_jsonl import read_examples
@@ -28,6 +25,7 @@ from tests.engine.verifier.tiny_models import (
     NLI,
     NLI_OTHER_ORDER,
     bert_classifier,
+    judged_by,
     onnx_cache,
     write_verifier_json,
 )
@@ -111,15 +109,7 @@ def test_the_adapted_directory_loads_as_a_verifier_and_judges(adapted, start):
     assert (out / "model.safetensors").read_bytes() != (start / "model.safetensors").read_bytes()
     assert not list(out.parent.glob(".adapted-*"))  # the work directory is gone
 
-    engine = GroundingEngine.default(f"verifier:{out}")
-    response = engine.check(
-        CheckRequest(
-            answer="the film was directed by the mayor. the tower stands north of the river.",
-            facts=(Fact("the film was directed by the mayor ."),),
-            enable_claim_level_score=True,
-        )
-    )
-    scores = [c.score for c in response.claims]
+    engine, scores = judged_by(out)
     assert scores and all(s is not None and 0.0 <= s <= 1.0 for s in scores)
     verifier = engine.judge.verifier_id
     assert verifier.startswith("adapted@sha256:")

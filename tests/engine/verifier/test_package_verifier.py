@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_app.lab.package_verifier import engine_optimum
 from tests.engine.verifier.tiny_models import (
     NLI,
     POSITIONS,
     bert_classifier,
+    judged_by,
     onnx_cache,
     write_labels,
 )
@@ -66,15 +66,7 @@ def test_labels_fit_a_calibration_whose_best_threshold_is_the_default(nli, tmp_p
     assert engine_optimum(out, examples) == pytest.approx(0.6, abs=0.05)
 
     # Loaded as a user loads it: the engine judges with it and scores are probabilities.
-    engine = GroundingEngine.default(f"verifier:{out}")
-    response = engine.check(
-        CheckRequest(
-            answer="the film was directed by the mayor. the tower stands north of the river.",
-            facts=(Fact("the film was directed by the mayor ."),),
-            enable_claim_level_score=True,
-        )
-    )
-    scores = [c.score for c in response.claims]
+    engine, scores = judged_by(out)
     assert scores and all(s is not None and 0.0 <= s <= 1.0 for s in scores)
     assert engine.judge.verifier_id.startswith("team-verifier@sha256:")  # type: ignore[attr-defined]
 

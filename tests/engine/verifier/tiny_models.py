@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.engine.onnx_models import cache_dir
 
 # A vocabulary of its own, unlike the bundled MiniLM's 30,522 WordPiece tokens.
@@ -138,3 +139,17 @@ def onnx_cache(directory: Path) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GROUNDING_CACHE_DIR", str(directory))
         yield target
+
+
+def judged_by(directory: Path) -> tuple[GroundingEngine, list[float | None]]:
+    """The engine with `directory` as its verifier, loaded as a user loads it, and the
+    claim scores it gives a two-sentence answer (one sentence in the fact, one not)."""
+    engine = GroundingEngine.default(f"verifier:{directory}")
+    response = engine.check(
+        CheckRequest(
+            answer="the film was directed by the mayor. the tower stands north of the river.",
+            facts=(Fact("the film was directed by the mayor ."),),
+            enable_claim_level_score=True,
+        )
+    )
+    return engine, [c.score for c in response.claims]
