@@ -48,10 +48,8 @@ def swapped(claim: str, passages: tuple[str, ...], reader: Profile) -> bool:
         for word in reader.words(sentence):
             for form in reader.word_forms(word):
                 seen.setdefault(form, word)
-    claim_words = reader.words(claim)
-    claim_keys = _keys(claim_words, reader, seen)
+    claim_keys = _keys(reader.words(claim), reader, seen)
     known = set(seen.values())
-    claim_set = set(claim_keys)
     claim_counts = Counter(claim_keys)
     needed = max(_MIN_COPIED, _COPIED * len(claim_keys))
     for sentence in sentences:
@@ -73,7 +71,7 @@ def swapped(claim: str, passages: tuple[str, ...], reader: Profile) -> bool:
                 and all(
                     k in known and k not in keys and claim_counts[k] == ours.count(k) for k in ours
                 )
-                and not any(k in claim_set for k in theirs)
+                and not any(k in claim_counts for k in theirs)
             ):
                 return True
     return False
