@@ -91,6 +91,8 @@ INSTALLED_APPS = [
     "grounding_app.policies",
     "grounding_app.batch",
     "grounding_app.counters",
+    "grounding_app.active_verifier",
+    "grounding_app.verifiers",
     "django_htmx",
     "template_partials",
     "csp",
@@ -286,6 +288,11 @@ if not GROUNDING_VERIFIER_DIR.is_dir():
     raise ImproperlyConfigured(
         f"GROUNDING_VERIFIER_DIR={GROUNDING_VERIFIER_DIR} is not a directory"
     )
+# Where the Verifier page looks for verifiers (each directory holding a verifier.json)
+# and writes the ones it adapts (grounding_app/verifiers, docs/verifier.md).
+GROUNDING_VERIFIERS_ROOT = Path(
+    os.environ.get("GROUNDING_VERIFIERS_ROOT", "") or BASE_DIR / "var" / "verifiers"
+)
 
 # Retention (grounding_app.retention): the period until an admin sets one, and how often
 # the server process itself purges (0: never; production uses cron or a systemd timer).
