@@ -66,6 +66,10 @@ class Options:
     lr: float = 3e-5
     seed: int = 13
     name: str | None = None
+    # The languages the adapted model reads; None: the start's. Adapting on labels in a
+    # language the start does not read is how a team teaches it one (its claims are
+    # judged by word matching until the verifier declares the language).
+    languages: tuple[str, ...] | None = None
     train_file: Path = DATA / "train.jsonl"
     bf16: bool | None = None  # None: when the CPU has bfloat16 instructions
 
@@ -450,6 +454,8 @@ def adapt(
         write_model(model, start, made)
         config = {k: v for k, v in start_config.items() if k not in STALE_KEYS}
         config.update(name=options.name or out.resolve().name, temperature=1.0, bias=0.0)
+        if options.languages is not None:
+            config["languages"] = list(options.languages)
         _write_json(made / "verifier.json", config)
         say("calibrating on the held-back labels")
         temperature, bias, calibration_pairs = pair_calibration(
@@ -467,7 +473,11 @@ def adapt(
             threshold_fitted_on=(
                 f"{labels_path.name}, held back: macro optimum {optimum:.3f} -> {DEFAULT_THRESHOLD}"
             ),
-            adapted_from={"verifier": start_id, "directory": str(start)},
+            adapted_from={
+                "verifier": start_id,
+                "directory": str(start),
+                "languages": start_config.get("languages", ["en"]),
+            },
             adapted_on={
                 "file": labels_path.name,
                 **_counts(labels.examples),
@@ -518,6 +528,12 @@ def model_card(config: dict[str, Any]) -> str:
     before = config["figures"]["held_back"]["before"]
     after = config["figures"]["held_back"]["after"]
     held = on["held_back"]
+    read_before = source.get("languages", ["en"])
+    languages_note = (
+        " (as the start)"
+        if config.get("languages", ["en"]) == read_before
+        else f" (the start read {', '.join(read_before)})"
+    )
     stopped = (
         f", stopped by --max-minutes after {training['steps']} of {training['planned_steps']} steps"
         if training["steps"] < training["planned_steps"]
@@ -554,7 +570,7 @@ Written by `manage.py adapt_verifier`; every figure below is in `verifier.json`.
   {held["documents"]} documents, never trained on. The calibration is fitted there
   (temperature {config["temperature"]:.3f}, bias {config["bias"]:.3f}), so that 0.6,
   the default `citationThreshold`, is the best threshold there.
-- **Languages**: {", ".join(config.get("languages", ["en"]))} (as the start).
+- **Languages**: {", ".join(config.get("languages", ["en"]))}{languages_note}.
 - **Settings**: {training["epochs"]} epoch(s), batch {training["batch_size"]},
   learning rate {training["lr"]}, {training["max_length"]} tokens,
   {training["precision"]}, seed {training["seed"]}; {training["pairs"]} pairs,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +30,16 @@ if TYPE_CHECKING:
     from grounding_app.formats.grounding_jsonl import Example
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "grounding"
+
+
+def language_codes(value: str) -> list[str]:
+    """`--languages en,he` for the commands that write a verifier.json."""
+    codes = [code.strip().lower() for code in value.split(",") if code.strip()]
+    if not codes or not all(re.fullmatch(r"[a-z]{2}", code) for code in codes):
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: expected ISO 639-1 codes separated by commas, e.g. en,he"
+        )
+    return codes
 
 
 def has_a_source_with_both_classes(examples: Sequence[Example]) -> bool:

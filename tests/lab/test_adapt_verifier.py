@@ -124,7 +124,11 @@ def test_verifier_json_says_where_it_came_from_and_what_it_was_adapted_on(adapte
     assert config["adapted_from"] == {
         "verifier": CrossEncoderJudge(start).verifier_id,
         "directory": str(start),
+        "languages": ["en", "he"],
     }
+    assert (
+        "- **Languages**: en, he (as the start)." in (adapted["out"] / "MODEL_CARD.md").read_text()
+    )
     on = config["adapted_on"]
     assert (on["labels"], on["supported"], on["unsupported"], on["documents"]) == (60, 40, 20, 20)
     assert (on["skipped_unlabelled"], on["skipped_model_verdicts"]) == (1, 1)
@@ -180,8 +184,8 @@ def test_the_hold_out_is_by_document(adapted):
 
 def test_a_head_with_an_entailment_class_adapts_from_the_verifier_in_use(tmp_path):
     """The default start is GROUNDING_VERIFIER_DIR; a three-way NLI head trains through its
-    entailment log-odds; without the training file no pairs are replayed, and the time
-    limit ends training after its first step."""
+    entailment log-odds; without the training file no pairs are replayed, the time
+    limit ends training after its first step, and --languages teaches it a language."""
     nli = bert_classifier(tmp_path / "nli", NLI)
     write_verifier_json(nli, name="nli")
     labels = write_lines(tmp_path / "labels.jsonl", label_lines())
@@ -189,10 +193,12 @@ def test_a_head_with_an_entailment_class_adapts_from_the_verifier_in_use(tmp_pat
     with override_settings(GROUNDING_VERIFIER_DIR=nli):
         said = adapt(
             str(labels), "--out", str(out), "--train-file", str(tmp_path / "absent.jsonl"),
-            "--max-minutes", "0.000001",
+            "--max-minutes", "0.000001", "--languages", "en,he",
         )  # fmt: skip
     config = json.loads((out / "verifier.json").read_text())
     assert config["adapted_from"]["directory"] == str(nli)
+    assert (config["adapted_from"]["languages"], config["languages"]) == (["en"], ["en", "he"])
+    assert "- **Languages**: en, he (the start read en)." in (out / "MODEL_CARD.md").read_text()
     assert "absent.jsonl is absent" in said and config["adapted_on"]["replay_pairs"] == 0
     assert config["training"]["steps"] == 1 < config["training"]["planned_steps"]
     assert "stopped by --max-minutes after 1 of" in (out / "MODEL_CARD.md").read_text()

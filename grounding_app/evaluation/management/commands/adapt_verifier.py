@@ -19,6 +19,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grounding_app.lab.adapt_verifier import DATA, AdaptError, Options, adapt
+from grounding_app.lab.package_verifier import language_codes
 
 
 class Command(BaseCommand):
@@ -53,6 +54,11 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
         parser.add_argument("--lr", type=float, default=defaults.lr)
         parser.add_argument("--name", help="what responses call it (default: DIR's name)")
+        parser.add_argument(
+            "--languages",
+            type=language_codes,
+            help="the languages the adapted model reads, e.g. en,he (default: the start's)",
+        )
         parser.add_argument("--seed", type=int, default=defaults.seed)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -66,6 +72,7 @@ class Command(BaseCommand):
             lr=options["lr"],
             seed=options["seed"],
             name=options["name"],
+            languages=tuple(options["languages"]) if options["languages"] else None,
             train_file=options["train_file"],
         )
         try:

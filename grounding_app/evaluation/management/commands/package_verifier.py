@@ -15,9 +15,7 @@ temperature 1 and bias 0, and `verifier.json` says so.
 
 from __future__ import annotations
 
-import argparse
 import json
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ from grounding_app.lab.fit_threshold import DEFAULT_THRESHOLD, bias_shift
 from grounding_app.lab.package_verifier import (
     engine_optimum,
     has_a_source_with_both_classes,
+    language_codes,
     pair_calibration,
     penalties,
 )
@@ -38,15 +37,6 @@ from grounding_app.lab.package_verifier import (
 LONGEST = 512
 # Less leaves no room for evidence beside a claim of up to 56 tokens.
 SHORTEST = VERIFIER_MAX_LENGTH
-
-
-def language_codes(value: str) -> list[str]:
-    codes = [code.strip().lower() for code in value.split(",") if code.strip()]
-    if not codes or not all(re.fullmatch(r"[a-z]{2}", code) for code in codes):
-        raise argparse.ArgumentTypeError(
-            f"{value!r}: expected ISO 639-1 codes separated by commas, e.g. en,he"
-        )
-    return codes
 
 
 def model_length(directory: Path) -> int:
