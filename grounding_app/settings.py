@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "grounding_app.retention",
     "grounding_app.policies",
     "grounding_app.batch",
+    "grounding_app.traces",
     "grounding_app.counters",
     "grounding_app.active_verifier",
     "grounding_app.verifiers",
@@ -116,6 +117,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # OTLP's own 413 (a google.rpc.Status) for /otlp/ before the page or envelope below.
+    "grounding_app.traces.middleware.OtlpSizeLimitMiddleware",
     "grounding_app.api.middleware.RequestSizeLimitMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
@@ -334,3 +337,15 @@ BATCH_QUEUED_TIMEOUT = env_int("BATCH_QUEUED_TIMEOUT", 3600)
 BATCH_SWEEP_SECONDS = env_int("BATCH_SWEEP_SECONDS", 15)  # how often each worker sweeps
 # Lines one API key may have waiting in its active jobs (one full-size job); 0: no bound.
 BATCH_KEY_WAITING_LINES = env_int("BATCH_KEY_WAITING_LINES", 100_000)
+
+# The OTLP/HTTP traces receiver (docs/traces.md). A trace is checked once it has an LLM
+# span with a completion and its root span, or when no span of it came for
+# TRACES_QUIET_SECONDS; after TRACES_MAX_WAIT_SECONDS it is checked or dropped whatever
+# came. Each worker assembles due traces every TRACES_SWEEP_SECONDS.
+TRACES_QUIET_SECONDS = env_int("TRACES_QUIET_SECONDS", 10)
+TRACES_MAX_WAIT_SECONDS = env_int("TRACES_MAX_WAIT_SECONDS", 300)
+TRACES_SWEEP_SECONDS = env_int("TRACES_SWEEP_SECONDS", 1)
+# Decompressed export bodies up to this size; traces waiting per source before 429.
+TRACES_MAX_EXPORT_BYTES = env_int("TRACES_MAX_EXPORT_BYTES", 16 * 1024 * 1024)
+TRACES_MAX_OPEN_TRACES = env_int("TRACES_MAX_OPEN_TRACES", 50_000)
+TRACES_MAX_TRACE_SPANS = env_int("TRACES_MAX_TRACE_SPANS", 2_000)

@@ -289,6 +289,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reviews",),
     ("annotations",),
     ("batch", "verifiers"),
+    ("traces",),
     ("lab",),
     ("evaluation",),
     ("settings", "urls", "wsgi"),
