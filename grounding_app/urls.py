@@ -12,6 +12,9 @@ urlpatterns = [
     # Before the API's catch-all, which answers every other /v1/ path with a 404.
     path("", include("grounding_app.batch.api_urls")),
     path("", include("grounding_app.api.urls")),
+    # OTLP/HTTP under /otlp, not /v1: that prefix is the Google-style API's (docs/traces.md).
+    path("otlp/", include("grounding_app.traces.otlp_urls")),
+    path("traces/", include("grounding_app.traces.urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("grounding_app.accounts.urls")),
     path("reviews/", include("grounding_app.reviews.urls")),
