@@ -83,6 +83,9 @@ class Figures:
     best_balanced_accuracy: float
     best_threshold: float
     roc_auc: float | None
+    # Ten equal-width bins of the engine's scores (metrics.ReliabilityBin as dicts), all
+    # sources together: the Verifier page draws the reliability diagram from them.
+    reliability: list[dict[str, float]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -175,17 +178,26 @@ def check_labels(labels: Labels, trained: Sequence[Example], held: Sequence[Exam
 def figures(directory: Path, examples: Sequence[Example]) -> Figures:
     from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
     from grounding_app.lab.package_verifier import engine_scores
-    from grounding_app.metrics import macro_balanced_accuracy, macro_best_threshold, roc_auc
+    from grounding_app.metrics import (
+        macro_balanced_accuracy,
+        macro_best_threshold,
+        reliability_bins,
+        roc_auc,
+    )
 
     groups = list(engine_scores(directory, examples).values())
     best, top = macro_best_threshold(groups)
     aucs = [a for ys, ps in groups if (a := roc_auc(ys, ps)) is not None]
+    bins = reliability_bins(
+        [y for ys, _ in groups for y in ys], [p for _, ps in groups for p in ps]
+    )
     return Figures(
         labels=sum(len(ys) for ys, _ in groups),
         balanced_accuracy=macro_balanced_accuracy(groups, DEFAULT_CITATION_THRESHOLD),
         best_balanced_accuracy=top,
         best_threshold=best,
         roc_auc=sum(aucs) / len(aucs) if aucs else None,
+        reliability=[asdict(b) for b in bins],
     )
 
 
@@ -270,11 +282,28 @@ def _stop_after(seconds: float | None) -> Any:
     return StopAfter()
 
 
+def _report_steps(on_step: Callable[[int, int], None]) -> Any:
+    """A trainer callback that tells `on_step` (steps done, steps planned) after each step."""
+    from transformers import TrainerCallback
+
+    class ReportSteps(TrainerCallback):
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            on_step(state.global_step, state.max_steps)
+
+    return ReportSteps()
+
+
 def fine_tune(
-    start: Path, work: Path, pairs: Sequence[TrainPair], options: Options, max_length: int
+    start: Path,
+    work: Path,
+    pairs: Sequence[TrainPair],
+    options: Options,
+    max_length: int,
+    on_step: Callable[[int, int], None] | None = None,
 ) -> tuple[Any, Training]:
     """The start's model trained on `pairs` (CPU, the trainer's progress bar); returns the
-    Hugging Face model and what the training was."""
+    Hugging Face model and what the training was. `on_step` hears of every step (the
+    Verifier page's progress bar)."""
     import torch
     from datasets import Dataset
     from sentence_transformers.cross_encoder import (
@@ -321,8 +350,9 @@ def fine_tune(
             "label": [float(p.label) for p in pairs],
         }
     )
+    callbacks = [stop] if on_step is None else [stop, _report_steps(on_step)]
     trainer = CrossEncoderTrainer(
-        model=model, args=arguments, train_dataset=dataset, loss=loss, callbacks=[stop]
+        model=model, args=arguments, train_dataset=dataset, loss=loss, callbacks=callbacks
     )
     started = time.monotonic()
     trainer.train()
@@ -383,21 +413,49 @@ def _counts(examples: Sequence[Example]) -> dict[str, int]:
     }
 
 
+# The share of a run each phase ends at, for `progress` (times of a MiniLM run on 2,000
+# labels, rounded: training is most of it; the two measurements run the engine).
+PHASES = {
+    "reading labels": 0.05,
+    "measuring the start": 0.15,
+    "training": 0.8,
+    "calibrating": 0.9,
+    "measuring the adapted": 1.0,
+}
+
+
+def _phases(progress: Callable[[str, float], None] | None) -> Callable[..., None]:
+    """`progress(phase, share of the whole run)` from (phase, share of that phase)."""
+    names = list(PHASES)
+
+    def report(phase: str, done: float = 0.0) -> None:
+        if progress is not None:
+            index = names.index(phase)
+            low = PHASES[names[index - 1]] if index else 0.0
+            progress(phase, low + (PHASES[phase] - low) * min(1.0, max(0.0, done)))
+
+    return report
+
+
 def adapt(
     labels_path: Path,
     out: Path,
     start: Path,
     options: Options,
     say: Callable[[str], None] = print,
+    progress: Callable[[str, float], None] | None = None,
 ) -> Result:
     """Adapt the verifier in `start` to the labels; write it to `out` (which must not
     exist or be empty). Every refusal comes before anything is written, and a run that
-    fails part way leaves nothing behind."""
+    fails part way leaves nothing behind. `progress` hears (phase, share of the whole
+    run done) as it goes."""
     from grounding_app.engine import CrossEncoderJudge, load_tokenizer
     from grounding_app.lab.fit_threshold import DEFAULT_THRESHOLD, bias_shift
     from grounding_app.lab.package_verifier import engine_optimum, pair_calibration
 
     began = time.monotonic()
+    phase = _phases(progress)
+    phase("reading labels")
     if not 0 < options.hold_out < 1:
         raise AdaptError(f"--hold-out {options.hold_out}: a share between 0 and 1")
     if options.epochs <= 0 or (options.max_minutes is not None and options.max_minutes <= 0):
@@ -444,12 +502,21 @@ def adapt(
     random.Random(options.seed).shuffle(pairs)
 
     say(f"before: {start_id} on the held-back labels")
+    phase("measuring the start")
     before = figures(start, held)
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         say(f"training on {len(pairs)} pairs ({len(own)} labels, {len(replay)} replayed)")
-        model, training = fine_tune(start, work, pairs, options, max_length)
+        phase("training")
+        model, training = fine_tune(
+            start,
+            work,
+            pairs,
+            options,
+            max_length,
+            on_step=lambda done, planned: phase("training", done / max(1, planned)),
+        )
         made = work / "verifier"
         write_model(model, start, made)
         config = {k: v for k, v in start_config.items() if k not in STALE_KEYS}
@@ -458,6 +525,7 @@ def adapt(
             config["languages"] = list(options.languages)
         _write_json(made / "verifier.json", config)
         say("calibrating on the held-back labels")
+        phase("calibrating")
         temperature, bias, calibration_pairs = pair_calibration(
             CrossEncoderJudge(made), held, options.seed
         )
@@ -467,6 +535,7 @@ def adapt(
         config["bias"] = bias + bias_shift(optimum, temperature)
         _write_json(made / "verifier.json", config)
         say("after: the adapted verifier on the held-back labels")
+        phase("measuring the adapted")
         after = figures(made, held)
         config.update(
             calibrated_on=f"{labels_path.name}, held back: {calibration_pairs} pairs",
@@ -507,6 +576,7 @@ def adapt(
         if out.exists():
             out.rmdir()
         made.rename(out)
+        phase("measuring the adapted", 1.0)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Result(out, before, after, config, seconds)

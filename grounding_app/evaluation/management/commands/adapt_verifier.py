@@ -24,6 +24,9 @@ from grounding_app.lab.package_verifier import language_codes
 
 class Command(BaseCommand):
     help = "Fine-tune the verifier on labels (shared JSONL schema) into a new verifier DIR."
+    # `call_command(..., progress=callable)` only (the Verifier page's Celery job): it hears
+    # (phase, share of the run done); not an option of the command line.
+    stealth_options = ("progress",)
 
     def add_arguments(self, parser: CommandParser) -> None:
         defaults = Options()
@@ -76,7 +79,14 @@ class Command(BaseCommand):
             train_file=options["train_file"],
         )
         try:
-            result = adapt(options["labels"], options["out"], start, chosen, self.stdout.write)
+            result = adapt(
+                options["labels"],
+                options["out"],
+                start,
+                chosen,
+                self.stdout.write,
+                options.get("progress"),
+            )
         except AdaptError as exc:
             raise CommandError(str(exc)) from exc
         before, after = result.before, result.after
