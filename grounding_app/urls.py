@@ -21,5 +21,6 @@ urlpatterns = [
     path("annotations/", include("grounding_app.annotations.urls")),
     path("policies/", include("grounding_app.policies.urls")),
     path("batch/", include("grounding_app.batch.urls")),
+    path("verifiers/", include("grounding_app.verifiers.urls")),
     path("", public(home), name="home"),
 ]

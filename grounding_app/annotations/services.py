@@ -20,6 +20,7 @@ from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role
+from grounding_app.active_verifier.services import follow
 from grounding_app.annotations.models import (
     Assignment,
     ClaimLabel,
@@ -153,7 +154,9 @@ def checked_items(raw: str | bytes) -> list[CheckedItem]:
 
     Raises `importing.ImportProblems` naming every bad line.
     """
-    return [check_item(source) for source in parse_jsonl(raw)]
+    sources = parse_jsonl(raw)
+    follow()
+    return [check_item(source) for source in sources]
 
 
 def import_jsonl(project: LabelingProject, raw: str | bytes) -> list[Item]:
@@ -186,6 +189,7 @@ def send_review(project: LabelingProject, review: Review) -> Item:
     """Copy a saved review into a project; raises LabelingError if it is already there."""
     if Item.objects.filter(project=project, review=review).exists():
         raise LabelingError(f"This review is already in “{project.name}”.")
+    follow()
     checked = check_item(review_source(review))
     try:
         return add_items(project, [checked], review=review)[0]

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from grounding_app import engine
+from grounding_app.active_verifier.services import follow
 from grounding_app.api import errors
 from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
@@ -59,6 +60,7 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
         check_request = parse_check_request(decode_json_body(body))
     except FormatError as exc:
         return error_response(400, str(exc), errors.INVALID_ARGUMENT)
+    follow()  # the verifier chosen on the Verifier page, in every worker
     try:
         result = engine.check(check_request)
     except Exception:

@@ -53,6 +53,11 @@ class BatchJob(models.Model):
     local = models.BooleanField(
         default=False, help_text="Checked by `grounding_batch --local` itself: no worker takes it."
     )
+    verifier = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The verifier that judged its first checked line (name@sha256:<12 hex>).",
+    )
     request_id = models.CharField(
         max_length=100,
         blank=True,
@@ -112,6 +117,11 @@ class BatchLine(models.Model):
         default=dict,
         blank=True,
         help_text="Checked claims per judge and language: {checked_by: {language: count}}.",
+    )
+    verifier = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The verifier that judged this line; a switch mid-job shows line by line.",
     )
     processed_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, help_text="Who wrote the result.")

@@ -40,6 +40,11 @@ class Review(models.Model):
     engine_checked = models.BooleanField(
         default=False, help_text="Verdicts come from our engine, not from an imported response."
     )
+    verifier = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The verifier that judged (name@sha256:<12 hex>); empty when none did.",
+    )
     raw_payload = models.TextField(blank=True, help_text="The imported JSON, as received.")
     result = models.JSONField(help_text="The grounded answer that the page renders.")
     support_score = models.FloatField(null=True, blank=True, db_index=True)

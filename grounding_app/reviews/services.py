@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from grounding_app import engine
 from grounding_app.accounts.roles import ADMIN, has_role
+from grounding_app.active_verifier.services import follow
 from grounding_app.common.serialize import grounded_from_json, grounded_to_json
 from grounding_app.engine import (
     DEFAULT_CITATION_THRESHOLD,
@@ -75,6 +76,7 @@ def save_review(
     raw_payload: str = "",
     engine_checked: bool = False,
     rechecked_from: Review | None = None,
+    verifier: str = "",
 ) -> Review:
     facts = facts_to_json(request.facts) if request else []
     summary, score, count = summarize(grounded)
@@ -88,6 +90,7 @@ def save_review(
         citation_threshold=request.citation_threshold if request else None,
         source_format=source_format,
         engine_checked=engine_checked,
+        verifier=verifier[:200],
         raw_payload=raw_payload,
         result=grounded_to_json(grounded),
         support_score=score,
@@ -132,8 +135,11 @@ def check_and_save(
     raw_payload: str = "",
     rechecked_from: Review | None = None,
 ) -> Review:
-    """Run our engine on `request` and save the outcome as a new review."""
+    """Run our engine (with the verifier active now) on `request` and save the outcome as
+    a new review that names the verifier."""
+    follow()
     response = engine.check(request)
+    verifier = engine.verifier_id() or ""
     return save_review(
         user,
         with_unsupported_words(grounded_from_check(request, response), request),
@@ -142,6 +148,7 @@ def check_and_save(
         raw_payload=raw_payload,
         engine_checked=True,
         rechecked_from=rechecked_from,
+        verifier=verifier,
     )
 
 

@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from grounding_app.verifiers import views
+
+app_name = "verifiers"
+
+urlpatterns = [
+    path("", views.page, name="page"),
+    path("switch/", views.switch, name="switch"),
+    path("adapt/", views.adapt, name="adapt"),
+    path("jobs/", views.jobs, name="jobs"),
+]

@@ -1,0 +1,114 @@
+"""The Verifier page, for admins: which verifier judges, its figures, the others on disk
+(each one click from judging), the switches made, and adaptations on labeling projects.
+
+The adaptations' list polls its partial with htmx while one is queued or running, as
+the batch job page does; once none is, the page reloads itself so the new verifier
+shows in the list on disk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRefresh
+
+from grounding_app.accounts.roles import ADMIN, role_required
+from grounding_app.active_verifier import services as active_verifier
+from grounding_app.active_verifier.models import ActiveVerifier, VerifierSwitch
+from grounding_app.htmx import HtmxHttpRequest
+from grounding_app.rendering.markdown import render_markdown
+from grounding_app.verifiers import services
+from grounding_app.verifiers.forms import AdaptForm, SwitchForm
+
+admins = role_required(ADMIN)
+
+SWITCHES_SHOWN = 50
+
+
+def _jobs_context() -> dict[str, Any]:
+    jobs = list(services.recent_jobs())
+    return {"jobs": jobs, "any_active": any(job.active for job in jobs)}
+
+
+def _page(request: HttpRequest, form: AdaptForm | None = None, status: int = 200) -> HttpResponse:
+    active = active_verifier.active()
+    listed = active_verifier.on_disk()
+    context = {
+        "active": active,
+        "chosen": ActiveVerifier.objects.filter(pk=ActiveVerifier.SINGLETON).first(),
+        "configured": active_verifier.configured_directory(),
+        "card": render_markdown(active.card) if active.card else "",
+        "held": services.held_back(active),
+        "listed": [
+            (entry, entry.directory.resolve() == active.directory.resolve()) for entry in listed
+        ],
+        "switches": VerifierSwitch.objects.select_related("changed_by")[:SWITCHES_SHOWN],
+        "form": form or AdaptForm(),
+        "root": active_verifier.verifiers_root(),
+        "follow_seconds": active_verifier.FOLLOW_SECONDS,
+        **_jobs_context(),
+    }
+    return render(request, "verifiers/page.html", context, status=status)
+
+
+@admins
+@require_GET
+def page(request: HttpRequest) -> HttpResponse:
+    return _page(request)
+
+
+@admins
+@require_POST
+def switch(request: HttpRequest) -> HttpResponse:
+    form = SwitchForm(request.POST)
+    entry = active_verifier.find(form.data.get("directory", "")) if form.is_valid() else None
+    if entry is None:
+        messages.error(request, "Not switched: that is none of the verifiers listed here.")
+        return redirect("verifiers:page")
+    try:
+        record = active_verifier.switch(request.user, entry)
+    except active_verifier.SwitchError as exc:
+        messages.error(request, f"Not switched: {exc}")
+        return redirect("verifiers:page")
+    messages.success(
+        request,
+        f"{record.to_verifier} judges now; every worker follows within"
+        f" {active_verifier.FOLLOW_SECONDS:g} seconds, without a restart.",
+    )
+    return redirect("verifiers:page")
+
+
+@admins
+@require_POST
+def adapt(request: HttpRequest) -> HttpResponse:
+    form = AdaptForm(request.POST)
+    if form.is_valid():
+        try:
+            job = services.start(
+                request.user,
+                form.cleaned_data["project"],
+                form.cleaned_data["name"],
+                form.options(),
+            )
+        except services.AdaptRequestError as exc:
+            form.add_error("name", str(exc))
+        else:
+            messages.success(request, f"Adaptation {job.name} is queued.")
+            return redirect(reverse("verifiers:page") + "#adaptations")
+    return _page(request, form, status=400)
+
+
+@admins
+@require_GET
+def jobs(request: HtmxHttpRequest) -> HttpResponse:
+    """The adaptations partial; once none runs, htmx reloads the page (the new verifier
+    then shows on disk)."""
+    context = _jobs_context()
+    if request.htmx and not context["any_active"] and request.GET.get("was") == "active":
+        return HttpResponseClientRefresh()
+    return render(request, "verifiers/page.html#jobs", context)

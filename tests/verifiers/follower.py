@@ -1,0 +1,31 @@
+"""A long-lived process that checks on request, as a web or batch worker does: for each
+line "check" on stdin it follows the active verifier and prints which one judged and
+the claim scores (JSON). Run as `python -m tests.verifiers.follower`; the environment
+names the database (tests/verifiers/test_switching.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import django
+
+django.setup()
+
+from grounding_app import engine  # noqa: E402
+from grounding_app.active_verifier.services import follow  # noqa: E402
+from grounding_app.engine import CheckRequest, Fact  # noqa: E402
+
+REQUEST = CheckRequest(
+    answer="the film was directed by the mayor. the tower stands north of the river.",
+    facts=(Fact("the film was directed by the mayor ."),),
+    enable_claim_level_score=True,
+)
+
+print("ready", flush=True)
+for line in sys.stdin:
+    if line.strip() == "check":
+        follow()
+        response = engine.check(REQUEST)
+        scores = [c.score for c in response.claims]
+        print(json.dumps({"verifier": engine.verifier_id(), "scores": scores}), flush=True)
