@@ -28,6 +28,7 @@ from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import exports, queueing, services
+from grounding_app.batch.lines import record_count
 from grounding_app.batch.models import BatchJob
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.policies.models import SourcePolicy
@@ -108,7 +109,7 @@ def _over_waiting_limit(api_key: ApiKey, body: bytes) -> JsonResponse | None:
     if not limit:
         return None
     waiting = queueing.waiting_lines(api_key=api_key)
-    lines = sum(1 for line in body.split(b"\n") if line.strip())
+    lines = record_count(body)  # a JSON array or a CSV counts records, not lines
     if waiting + lines <= limit:
         return None
     response = error_response(

@@ -11,10 +11,12 @@ from grounding_app.policies.models import SourcePolicy
 
 class BatchUploadForm(forms.Form):
     file = forms.FileField(
-        label="JSONL file",
+        label="File",
         help_text=(
-            "One answer per line: the grounding schema, check-grounding requests, Gemini "
-            "responses or agent session outputs."
+            "JSONL, one answer per line: the grounding schema, check-grounding requests, "
+            "Gemini responses, agent session outputs, Langfuse traces or RAGAS rows. Or a "
+            "Langfuse traces export (JSON), or a RAGAS dataset as JSON or CSV (question, "
+            "contexts, answer)."
         ),
     )
     citation_threshold = forms.FloatField(

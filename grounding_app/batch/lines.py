@@ -3,8 +3,10 @@
 Every shape the annotation import reads is accepted, through its own parser
 (`common.importing.parse_line`): the shared grounding schema, check-grounding
 requests (with or without a response; ours replaces it), Gemini responses and agent
-outputs, whose sources stand in for facts. Each is re-checked by our engine with the
-job's citation threshold, so one job's scores are comparable line to line.
+outputs, whose sources stand in for facts. So are a Langfuse trace
+(`formats.langfuse`) and a RAGAS row (`formats.ragas`), told apart by their keys
+(`detect`). Each is re-checked by our engine with the job's citation threshold, so one
+job's scores are comparable line to line.
 
 `labels` are the line's metadata that the results page can group by: the dataset's
 `source`, the string values of its `meta` object, a request's `userLabels`, and the
@@ -19,14 +21,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from grounding_app import engine
-from grounding_app.common.importing import ItemSource
+from grounding_app.common.importing import ItemSource, validated
 from grounding_app.common.importing import parse_line as parse_item
 from grounding_app.common.serialize import grounded_to_json
-from grounding_app.engine import CheckRequest, CheckResponse
+from grounding_app.engine import CheckRequest, CheckResponse, find_lone_surrogate
+from grounding_app.formats import langfuse, ragas
 from grounding_app.formats.check_grounding import FormatError
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.grounding_jsonl import DatasetError
+from grounding_app.formats.imports import decode_import
+from grounding_app.formats.records import AnswerRecord
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import grounded_report
 from grounding_app.reviews.services import summarize
@@ -97,22 +102,174 @@ def _labels(data: object, item: ItemSource) -> dict[str, str]:
     return labels
 
 
+# Keys of the formats the annotation import reads: a line holding one is theirs.
+_IMPORT_KEYS = frozenset(
+    {
+        "claim",
+        "facts",
+        "answerCandidate",
+        "answer_candidate",
+        "request",
+        "candidates",
+        "promptFeedback",
+    }
+)
+
+
+def detect(data: object) -> str | None:
+    """`langfuse` or `ragas` for a line in one of those shapes, None for the others.
+
+    A line with a key of the formats the annotation import reads (an array, `claim`,
+    `facts`, `answerCandidate`, `request`, `candidates`) is theirs. Otherwise a Langfuse
+    trace has one of `langfuse.SIGNAL_KEYS` beside `input`, `output` or `observations`,
+    and a RAGAS row one of `ragas.SIGNAL_KEYS` (question, contexts, reference); a line
+    with both is ambiguous and fails, saying which keys pulled each way.
+    """
+    if not isinstance(data, dict) or _IMPORT_KEYS & data.keys():
+        return None
+    trace, row = langfuse.looks_like_trace(data), ragas.looks_like_row(data)
+    if trace and row:
+        found = sorted(langfuse.SIGNAL_KEYS & data.keys()), sorted(ragas.SIGNAL_KEYS & data.keys())
+        raise FormatError(
+            "",
+            f"ambiguous: the object has Langfuse trace keys ({', '.join(found[0])}) and "
+            f"RAGAS keys ({', '.join(found[1])}); send one shape per line.",
+        )
+    return langfuse.FORMAT if trace else ragas.FORMAT if row else None
+
+
+def _record_item(kind: str, data: object) -> tuple[ItemSource, dict[str, str]]:
+    record: AnswerRecord = (langfuse.parse_trace if kind == langfuse.FORMAT else ragas.parse_row)(
+        data
+    )
+    item = validated(ItemSource(record.answer, record.facts, record.external_id, kind, record.meta))
+    labels = {"format": kind}
+    for key, value in list(record.labels.items())[:MAX_LABELS]:
+        labels.setdefault(key[:MAX_LABEL_CHARS], value[:MAX_LABEL_CHARS])
+    return item, labels
+
+
+_FORMAT_NAMES = {langfuse.FORMAT: "Langfuse trace", ragas.FORMAT: "RAGAS row"}
+
+
 def parse(raw: str, number: int) -> ParsedLine:
-    """The line as an item to check; raises LineError naming the line and the problem."""
+    """The line as an item to check; raises LineError naming the line and the problem
+    (and, for a Langfuse trace or a RAGAS row, which it was read as)."""
+    kind = None
     try:
+        data = decode_import(raw)  # strict JSON, bounded depth, no lone surrogates
+        kind = detect(data)
+        if kind is not None:
+            item, labels = _record_item(kind, data)
+            return ParsedLine(item, labels)
         item = parse_item(raw, number)
     except FormatError as exc:
-        where = f"line {number}: {exc.field}" if exc.field else f"line {number}"
+        where = f"line {number}" + (f" ({_FORMAT_NAMES[kind]})" if kind else "")
+        where += f": {exc.field}" if exc.field else ""
         raise LineError(f"{where}: {exc.message}") from exc
     except DatasetError as exc:
         message = str(exc)
         where = "" if message.startswith("line ") else f"line {number}: "
         raise LineError(where + message) from exc
-    try:
-        data = json.loads(raw)
-    except ValueError:  # parse_item has read it already; a shape it accepts is JSON
-        data = None
     return ParsedLine(item, _labels(data, item), _warning(item, number))
+
+
+# --- whole files -------------------------------------------------------------------
+
+
+class FileError(ValueError):
+    """A whole-file upload that cannot be read at all (a RAGAS CSV that is not UTF-8)."""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One record of a whole-file upload, as the JSON line a batch line stores."""
+
+    number: int  # the array element (from 1), or the CSV line the row starts on
+    raw: str
+    error: str = ""
+
+
+def _as_line(value: object) -> str:
+    """A record as one JSON line; a lone surrogate is kept escaped, so the line can be
+    stored and then fails alone (`decode_import` names it)."""
+    line = json.dumps(value, ensure_ascii=False)
+    return json.dumps(value) if find_lone_surrogate(line) is not None else line
+
+
+def _json_records(text: str) -> list[FileRecord] | None:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # JSONL: more than one document
+        return None
+    if isinstance(data, dict) and isinstance(data.get("data"), list) and "meta" in data:
+        data = data["data"]  # a page of Langfuse's list endpoint
+    try:
+        single = isinstance(data, dict) and detect(data) is not None
+    except FormatError:
+        single = False
+    if single:
+        return [FileRecord(1, _as_line(data))]
+    if not isinstance(data, list) or not any(
+        langfuse.looks_like_trace(item) or ragas.looks_like_row(item) for item in data
+    ):
+        return None  # one line of another format (an agent session output is an array)
+    return [FileRecord(n, _as_line(item)) for n, item in enumerate(data, start=1)]
+
+
+def _csv_records(data: bytes) -> list[FileRecord]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileError(
+            f'the CSV file is not UTF-8 (byte {exc.start}); save it as "CSV UTF-8".'
+        ) from exc
+    try:
+        rows = list(ragas.read_csv(text))
+    except FormatError as exc:
+        raise FileError(f"the CSV file cannot be read: {exc.message}") from exc
+    return [
+        FileRecord(
+            row.number,
+            _as_line(row.cells),
+            f"line {row.number} (RAGAS row): {row.error}" if row.error else "",
+        )
+        for row in rows
+    ]
+
+
+def file_records(data: bytes) -> list[FileRecord] | None:
+    """The records of an upload read as a whole, or None for JSONL (read line by line).
+
+    Decided per file, before any line is read: text that starts with `[` or `{` and is
+    one JSON document holding Langfuse traces or RAGAS rows (an array of them, the
+    Langfuse API's `{"data": [...], "meta": ...}` page, or one pretty-printed object) is
+    read element by element; text that starts otherwise and whose first line is a
+    header naming a RAGAS answer and contexts column is a RAGAS CSV. Anything else is
+    JSONL, where each line is detected by itself (`detect`).
+    """
+    head = data[:4096].removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not head:
+        return None
+    if head[:1] in (b"[", b"{"):
+        try:
+            text = data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            return None
+        return _json_records(text)
+    first = head.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    return _csv_records(data) if ragas.is_ragas_csv(first) else None
+
+
+def record_count(data: bytes) -> int:
+    """How many lines a job of this upload will have (0 when it cannot be read)."""
+    try:
+        records = file_records(data)
+    except FileError:
+        return 0
+    if records is not None:
+        return len(records)
+    return sum(1 for line in data.split(b"\n") if line.strip())
 
 
 def request_for(item: ItemSource, citation_threshold: float) -> CheckRequest:

@@ -33,7 +33,15 @@ from django.db import transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
-from grounding_app.batch.lines import Check, LineError, check, parse, request_for
+from grounding_app.batch.lines import (
+    Check,
+    FileError,
+    LineError,
+    check,
+    file_records,
+    parse,
+    request_for,
+)
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import CHECKED_BY, FEATURE_JUDGE, VERIFIER, WORD_MATCHING
@@ -80,6 +88,10 @@ def _read(number: int, data: bytes) -> _Row:
         raw = data.decode("utf-8").removeprefix("\ufeff").rstrip("\r")
     except UnicodeDecodeError as exc:
         return _Row(number, "", f"line {number}: not UTF-8 (byte {exc.start} of the line).")
+    return _read_text(number, raw)
+
+
+def _read_text(number: int, raw: str) -> _Row:
     if len(raw) > MAX_LINE_CHARS:
         return _Row(number, "", f"line {number}: longer than {MAX_LINE_CHARS:,} characters.")
     if "\x00" in raw:  # PostgreSQL cannot store NUL in text, and JSON never needs one raw
@@ -102,6 +114,20 @@ def _read(number: int, data: bytes) -> _Row:
 
 
 def _rows(data: bytes) -> Iterator[_Row]:
+    """Lines of JSONL, else the records of a whole-file upload (`lines.file_records`:
+    a JSON export of Langfuse traces or RAGAS rows, a RAGAS CSV), each as a JSON line."""
+    try:
+        records = file_records(data)
+    except FileError as exc:
+        raise BatchInputError(str(exc)) from exc
+    if records is not None:
+        for record in records:
+            yield (
+                _read_text(record.number, record.raw)
+                if not record.error
+                else _Row(record.number, record.raw, record.error)
+            )
+        return
     for number, line in enumerate(data.split(b"\n"), start=1):
         if line.strip():
             yield _read(number, line)
@@ -128,7 +154,10 @@ def create_job(
         raise BatchInputError(f"the file is {len(data):,} bytes; at most {MAX_BATCH_BYTES:,}.")
     rows = list(_rows(data))
     if not rows:
-        raise BatchInputError("the file holds no lines: one JSON object per line.")
+        raise BatchInputError(
+            "the file holds no lines: one JSON object per line, a JSON array of Langfuse "
+            "traces or RAGAS rows, or a RAGAS CSV."
+        )
     if len(rows) > MAX_BATCH_LINES:
         raise BatchInputError(f"{len(rows):,} lines: at most {MAX_BATCH_LINES:,} per job.")
     now = timezone.now()
