@@ -212,7 +212,10 @@ def _message(data: Any, default_role: str = "") -> Message | None:
 
 
 def _messages(value: Any, default_role: str = "") -> list[Message]:
+    """Messages from a JSON list (or {"messages": [...]}); plain text is one message."""
     data = _json(value)
+    if data is None and isinstance(value, str):
+        return [Message(default_role, value)] if value.strip() else []
     if isinstance(data, Mapping) and isinstance(data.get("messages"), list):
         data = data["messages"]
     if not isinstance(data, list):

@@ -19,6 +19,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from grounding_app.lab import rag_traces
 
+# The browser tests' fixtures, for test_screenshots.py.
+from tests.browser.conftest import browser, open_session  # noqa: F401
+
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 
