@@ -176,8 +176,9 @@ def run(job_id: int) -> None:
             call_command(
                 "adapt_verifier",
                 str(labels),
-                out=job.directory,
-                start=job.start_directory,
+                # Keyword options skip the parser: given as the types it would make.
+                out=Path(job.directory),
+                start=Path(job.start_directory),
                 name=job.name,
                 epochs=options.get("epochs", 1.0),
                 replay=options.get("replay"),
