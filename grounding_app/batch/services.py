@@ -33,6 +33,8 @@ from django.db import transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
+from grounding_app import engine
+from grounding_app.active_verifier.services import follow
 from grounding_app.batch.lines import (
     Check,
     FileError,
@@ -229,9 +231,12 @@ def _queued_timeout() -> timedelta:
 
 
 def _outcome(raw: str, number: int, job: BatchJob, run: Check | None) -> dict[str, Any]:
-    """The fields a line's row gets once it has been checked (or has failed)."""
+    """The fields a line's row gets once it has been checked (or has failed); a line
+    checked by the engine names its verifier (the one active now, see `follow`)."""
     try:
         item = parse(raw, number).item
+        if run is None:
+            follow()
         outcome = check(item, job.citation_threshold, run, job.source_policy)
     except LineError as exc:
         return {"state": BatchLine.State.FAILED, "error": str(exc)}
@@ -247,6 +252,7 @@ def _outcome(raw: str, number: int, job: BatchJob, run: Check | None) -> dict[st
         "unsupported_count": outcome.unsupported_count,
         "excluded_cited": outcome.excluded_cited,
         "judged_by": outcome.judged_by,
+        "verifier": (engine.verifier_id() or "") if run is None else "",
     }
 
 
@@ -293,6 +299,9 @@ def run_chunk(chunk_id: int, *, run: Check | None = None, worker: str = "") -> i
                 **fields, processed_at=timezone.now(), worker=worker[:200]
             )
             chunks.filter(pk=chunk.pk).update(lease_until=timezone.now() + _lease())
+            if fields.get("verifier") and not job.verifier:  # the job's first verifier
+                BatchJob.objects.filter(pk=job.pk, verifier="").update(verifier=fields["verifier"])
+                job.verifier = fields["verifier"]
     BatchChunk.objects.filter(pk=chunk.pk).update(state=BatchChunk.State.DONE)
     finish_if_complete(job)
     return written
@@ -529,6 +538,18 @@ def judge_counts(job: BatchJob) -> tuple[list[JudgeCount], list[str]]:
     return counts, matched
 
 
+def verifier_counts(job: BatchJob) -> list[dict[str, Any]]:
+    """Checked lines per verifier ({"verifier", "n"}), most first: more than one when the
+    verifier was switched while the job ran."""
+    return list(
+        BatchLine.objects.filter(job=job, state=BatchLine.State.DONE)
+        .exclude(verifier="")
+        .values("verifier")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "verifier")
+    )
+
+
 @dataclass(frozen=True)
 class LineMark:
     """A line's word-matching mark for the results page: short text and the sentence."""
@@ -585,6 +606,7 @@ def review_for(user: Any, line: BatchLine) -> Review:
         request=request,
         raw_payload=line.raw,
         engine_checked=True,
+        verifier=line.verifier,
     )
     Review.objects.filter(pk=review.pk).update(created_at=line.job.created_at)
     if line.job.source_policy is not None:

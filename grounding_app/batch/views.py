@@ -73,6 +73,7 @@ def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
     context = {
         **_progress_context(job),
         "judges": judges,
+        "verifiers": services.verifier_counts(job),
         # Why word matching judged some claims, once for the counts above it.
         "word_matching_note": word_matching_reason(matched, judge) if matched else "",
         # While the job runs the chart would be stale at once (the page only polls the
