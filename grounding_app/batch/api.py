@@ -75,6 +75,8 @@ def job_json(job: BatchJob) -> dict[str, Any]:
     }
     if job.source_policy is not None:
         data["sourcePolicy"] = job.source_policy.name
+    if job.verifier:  # the verifier of its first checked line; each result line names its own
+        data["verifier"] = job.verifier
     if progress.rate is not None:
         data["linesPerSecond"] = round(progress.rate, 3)
     if progress.eta_seconds is not None:

@@ -36,6 +36,7 @@ _FIELDS = (
     "error",
     "answer",
     "result",
+    "verifier",
     "support_score",
     "summary",
     "claim_count",
@@ -95,6 +96,8 @@ def jsonl_lines(job: BatchJob) -> Iterator[str]:
                 claims=claims_of(line.result),
                 excludedSourcesCited=line.excluded_cited,
             )
+            if line.verifier:  # name@sha256:<12 hex>, as the check API's responses name it
+                data["verifier"] = line.verifier
         if line.error:
             data["error"] = line.error
         yield json.dumps(data, ensure_ascii=False) + "\n"

@@ -96,10 +96,11 @@ def test_switching_back_restores_the_same_scores_exactly(
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["nli", "binary"])
 def test_a_new_review_stores_and_shows_its_verifier(
-    admin_client: Client, verifiers: dict[str, Path]
+    admin_client: Client, verifiers: dict[str, Path], kind: str
 ) -> None:
-    switch(admin_client, verifiers["binary"])
+    switch(admin_client, verifiers[kind])
     response = admin_client.post(
         "/reviews/new/",
         {
@@ -112,7 +113,7 @@ def test_a_new_review_stores_and_shows_its_verifier(
     )
     assert response.status_code == 302
     review = Review.objects.get()
-    assert review.verifier == vid(verifiers["binary"])
+    assert review.verifier == vid(verifiers[kind])
     page = admin_client.get(review.get_absolute_url()).content.decode()
     name, digest = review.verifier.split("@")
     assert f"Judged by <bdi>{name}</bdi>" in page and f"({digest})" in page
@@ -128,7 +129,8 @@ def test_batch_lines_and_their_job_name_the_verifier(
         json.dumps({**line, "id": str(n), "claim": "the film was directed by the mayor."})
         for n in range(2)
     )
-    job = batch_services.create_job(data.encode(), name="two.jsonl", send=False)
+    key, secret = ApiKey.issue("batch")
+    job = batch_services.create_job(data.encode(), name="two.jsonl", api_key=key, send=False)
     for chunk in BatchChunk.objects.filter(job=job):
         batch_services.run_chunk(chunk.pk)
     job = BatchJob.objects.get(pk=job.pk)
@@ -137,6 +139,11 @@ def test_batch_lines_and_their_job_name_the_verifier(
     assert set(BatchLine.objects.filter(job=job).values_list("verifier", flat=True)) == {expected}
     page = admin_client.get(job.get_absolute_url()).content.decode()
     assert f'data-verifier="{expected}"' in page
+    api = Client().get(f"/v1/batchJobs/{job.public_id}", headers={"x-goog-api-key": secret})
+    assert api.json()["verifier"] == expected
+    exported = admin_client.get(f"/batch/{job.public_id}/results.jsonl")
+    lines = [json.loads(x) for x in b"".join(exported.streaming_content).splitlines()]
+    assert [x["verifier"] for x in lines] == [expected, expected]
     review = batch_services.review_for(None, BatchLine.objects.filter(job=job).first())
     assert review.verifier == expected
 
