@@ -73,3 +73,8 @@ def test_the_source_page_counts_drops_and_unknown_attributes(
     assert NO_ANSWER in page
     assert "acme.prompt_version" in page
     assert source.job.get_absolute_url() in page
+
+
+def test_the_nav_leads_to_the_traces_pages(make_user: Callable[..., Any]) -> None:
+    page = signed_in(make_user, "reviewer").get("/traces/connect/").content.decode()
+    assert '<a href="/traces/" aria-current="page">Traces</a>' in page
