@@ -1,4 +1,5 @@
-"""A project's labels as JSONL (every detail), CSV (one row per label), or training lines.
+"""A project's labels as JSONL (every detail), CSV (one row per label), training lines,
+or Label Studio tasks.
 
 `grounding_lines` writes the shared grounding schema (`{id, source, facts, claim,
 label, meta}`), one line per claim, so `manage.py grounding_eval` and the verifier
@@ -7,6 +8,10 @@ its final label (adjudicated, else the majority of submitted labels) mapped by
 `labelset.grounding_label`: supported is 1, any other label 0; claims labeled "no check
 needed", tied or unlabeled are left out. The claim is written alone, as the schema
 has no context field; the answer before it is in `meta.context`.
+
+`label_studio_tasks` writes one Label Studio task per item, with the engine's verdicts
+as a prediction (`formats.label_studio`), and `label_studio_config` the labeling
+interface those tasks need; `annotations.label_studio` reads the annotations back.
 
 Only submitted labels are exported: drafts are work in progress. Everything streams in
 batches of items, so a large project never sits in memory at once.
@@ -31,6 +36,7 @@ from grounding_app.annotations.models import (
 )
 from grounding_app.annotations.stats import majority
 from grounding_app.engine import byte_prefix, char_index
+from grounding_app.formats import label_studio
 from grounding_app.formats.csv_cells import csv_line
 
 BATCH = 200
@@ -232,3 +238,41 @@ def csv_lines(project: LabelingProject) -> Iterator[str]:
                 ] or [["", "", "", ""]]
                 for row in rows:
                     yield csv_line(common + row + tail)
+
+
+def label_studio_config(project: LabelingProject) -> str:
+    """The Label Studio labeling interface for this project's labels."""
+    return label_studio.labeling_config([label.name for label in project.labels])
+
+
+def label_studio_tasks(project: LabelingProject) -> Iterator[str]:
+    """A JSON array of Label Studio tasks, one per item, streamed.
+
+    Each prediction shows the engine's verdict per claim, as the labeling page does;
+    in a blind project, and for a claim the engine could not check, it is the marker
+    label instead, which an annotator must replace.
+    """
+    names = [label.name for label in project.labels]
+    unlabeled = label_studio.unlabeled_name(names)
+    first = True
+    yield "["
+    for batch in _batches(project):
+        for item, claims in batch:
+            task_claims = [
+                label_studio.TaskClaim(
+                    out.claim.index,
+                    out.claim.start,
+                    out.claim.end,
+                    out.claim.text,
+                    ""
+                    if project.blind or out.claim.model_verdict not in project.label_keys
+                    else project.label_name(out.claim.model_verdict),
+                    out.claim.model_score,
+                )
+                for out in claims
+            ]
+            ref = {"project": project.pk, "item": item.pk, "id": item.export_id}
+            task = label_studio.task(ref, item.answer, item.facts, task_claims, unlabeled)
+            yield ("\n" if first else ",\n") + json.dumps(task, ensure_ascii=False)
+            first = False
+    yield "\n]\n"

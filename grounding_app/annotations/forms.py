@@ -175,3 +175,35 @@ class AdjudicateForm(forms.Form):
         cast(forms.ChoiceField, self.fields["label"]).choices = [("", "— use the majority —")] + [
             (label.key, label.name) for label in project.labels
         ]
+
+
+class LabelStudioImportForm(forms.Form):
+    """A Label Studio JSON export to read back, and who its annotators are here."""
+
+    file = forms.FileField(
+        label="Label Studio JSON export",
+        help_text="In Label Studio: Export, JSON. Tasks must come from this project's export.",
+    )
+    annotators = forms.CharField(
+        label="Annotators",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "3 = ann\nbob@example.org = bob"}),
+        help_text=(
+            "One per line: a Label Studio user id or email, “=”, a username here. Needed "
+            "where the export names annotators by id only, or their email is not a user's."
+        ),
+    )
+
+    def clean_annotators(self) -> dict[str, str]:
+        """`LS id or email = username` lines as a lookup (keys case-folded)."""
+        mapping = {}
+        for number, line in enumerate(self.cleaned_data["annotators"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            left, sep, right = line.partition("=")
+            if not sep or not left.strip() or not right.strip():
+                raise forms.ValidationError(
+                    f"Line {number}: write “Label Studio id or email = username”."
+                )
+            mapping[left.strip().casefold()] = right.strip()
+        return mapping

@@ -19,6 +19,12 @@ urlpatterns = [
     path("<int:pk>/claims/<int:claim_pk>/adjudicate/", views.adjudicate, name="adjudicate"),
     path("<int:pk>/export.jsonl", views.export_jsonl, name="export_jsonl"),
     path("<int:pk>/export.csv", views.export_csv, name="export_csv"),
+    path(
+        "<int:pk>/label-studio/export.json",
+        views.export_label_studio,
+        name="export_label_studio",
+    ),
+    path("<int:pk>/label-studio/", views.label_studio_page, name="label_studio"),
     path("label/<int:pk>/", views.label, name="label"),
     path("label/<int:pk>/draft/", views.label_draft, name="draft"),
     path("label/<int:pk>/submit/", views.label_submit, name="submit"),

@@ -29,10 +29,11 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, role_required
-from grounding_app.annotations import agreement, exports, services
+from grounding_app.annotations import agreement, exports, label_studio, services
 from grounding_app.annotations.forms import (
     AdjudicateForm,
     ImportItemsForm,
+    LabelStudioImportForm,
     NewProjectForm,
     ProjectForm,
     SendReviewForm,
@@ -42,6 +43,7 @@ from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProj
 from grounding_app.common.importing import ImportProblems
 from grounding_app.common.numbers import plain_number
 from grounding_app.formats.check_grounding import FormatError
+from grounding_app.formats.imports import MAX_IMPORT_BYTES
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import project_policy
@@ -365,3 +367,53 @@ def send_review(request: HttpRequest, public_id: str) -> HttpResponse:
         f"with {item.claims.count()} claims to label.",
     )
     return redirect(review)
+
+
+@leads
+@require_GET
+def export_label_studio(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    """Label Studio tasks (JSON), or with `?part=config` the labeling interface (XML)."""
+    project = get_object_or_404(LabelingProject, pk=pk)
+    name = slugify(project.name) or f"project-{project.pk}"
+    if request.GET.get("part") == "config":
+        config = exports.label_studio_config(project)
+        return _download([config], f"{name}-label-studio.xml", "application/xml; charset=utf-8")
+    return _download(
+        exports.label_studio_tasks(project),
+        f"{name}-label-studio-tasks.json",
+        "application/json; charset=utf-8",
+    )
+
+
+@leads
+@require_http_methods(["GET", "POST"])
+def label_studio_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """Send items to Label Studio and read its annotations back, with a report."""
+    project = get_object_or_404(LabelingProject, pk=pk)
+    posted = request.method == "POST"
+    form = LabelStudioImportForm(
+        request.POST if posted else None, request.FILES if posted else None
+    )
+    report = None
+    status = 200
+    if posted and form.is_valid():
+        upload = form.cleaned_data["file"]
+        if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
+            form.add_error("file", f"The file is larger than {MAX_IMPORT_BYTES // 2**20} MiB.")
+        else:
+            try:
+                report = label_studio.import_annotations(
+                    project, upload.read(), form.cleaned_data["annotators"]
+                )
+            except label_studio.LabelStudioFileError as exc:
+                form.add_error("file", str(exc))
+    if posted and report is None:
+        status = 400
+    context = {
+        "project": project,
+        "form": form,
+        "report": report,
+        "tab": "label_studio",
+        "is_lead": True,
+    }
+    return render(request, "annotations/label_studio.html", context, status=status)

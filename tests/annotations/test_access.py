@@ -43,7 +43,7 @@ def _patterns(resolver: URLResolver, prefix: str = "") -> list[tuple[str, URLPat
 
 def test_every_annotation_route_declares_its_rule() -> None:
     ours = [(r, p) for r, p in _patterns(get_resolver()) if r.startswith("annotations/")]
-    assert len(ours) == 16
+    assert len(ours) == 18
     for route, pattern in ours:
         rule = getattr(pattern.callback, "access_rule", None)
         assert rule == (LABELERS if route in LABELER_ROUTES else LEADS), route
@@ -76,6 +76,13 @@ VIEWS: list[tuple[str, str, dict[str, int]]] = [
     ("post", "/annotations/{p}/claims/{c}/adjudicate/", _LEADS_POST),
     ("get", "/annotations/{p}/export.jsonl", _LEADS),
     ("get", "/annotations/{p}/export.csv", _LEADS),
+    ("get", "/annotations/{p}/label-studio/export.json", _LEADS),
+    ("get", "/annotations/{p}/label-studio/", _LEADS),
+    (
+        "post",
+        "/annotations/{p}/label-studio/",
+        {**_LEADS, "reviewer": 400, "admin": 400, "superuser": 400},
+    ),
     ("get", "/annotations/label/{a}/", _OWNER),
     ("post", "/annotations/label/{a}/draft/", _OWNER),
     ("post", "/annotations/label/{a}/submit/", {**_OWNER, "annotator": 400}),

@@ -30,6 +30,7 @@ from grounding_app.annotations import urls as annotations_urls
 from grounding_app.annotations.forms import (
     AdjudicateForm,
     ImportItemsForm,
+    LabelStudioImportForm,
     NewProjectForm,
     ProjectForm,
     SendReviewForm,
@@ -283,6 +284,17 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
         "annotations:next": lambda: Form(
             reverse("annotations:next", kwargs=project), lead, {}, 302, ()
         ),
+        "annotations:label_studio": lambda: Form(
+            reverse("annotations:label_studio", kwargs=project),
+            lead,
+            {
+                "file": json.dumps([{"id": 1, "data": {"answer": "a"}, "annotations": []}]),
+                "annotators": f"7 = {world.annotator.username}",
+            },
+            200,
+            fields_of(LabelStudioImportForm),
+            uploads=frozenset({"file"}),
+        ),
         "annotations:adjudicate": lambda: Form(
             reverse("annotations:adjudicate", kwargs={**project, "claim_pk": args["claim_pk"]}),
             lead,
@@ -359,6 +371,7 @@ WALKED = (
     "annotations:settings",
     "annotations:import_items",
     "annotations:next",
+    "annotations:label_studio",
     "annotations:adjudicate",
     "annotations:send_review",
     "annotations:draft",
