@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.test import Client
 
 from grounding_app.api.models import ApiKey
@@ -182,3 +183,11 @@ def test_the_api_takes_each_file_and_counts_records_for_the_quota(
     job = response.json()
     assert job["totalLines"] == total
     assert [e["line"] for e in job["lineErrors"]] == [failed_line]
+
+
+def test_the_command_line_takes_a_ragas_csv(tmp_path: Path, fake_engine: GroundingEngine) -> None:
+    out = tmp_path / "out.jsonl"
+    call_command("grounding_batch", str(DATA / "ragas_excel.csv"), str(out), "--local")
+    results = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [r["line"] for r in results] == [2, 4, 6, 7]
+    assert [r["state"] for r in results] == ["done", "done", "done", "failed"]
