@@ -92,6 +92,13 @@ def _label_keys(project: LabelingProject) -> dict[str, str]:
     return keys
 
 
+def _core(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """A byte span without the white space at its ends: a region an annotator drew again
+    over a claim, taking or leaving the space after it, is still that claim."""
+    part = data[start:end]
+    return start + len(part) - len(part.lstrip()), start + len(part.rstrip())
+
+
 def _states(
     annotation: ls.Annotation,
     item: Item,
@@ -99,11 +106,13 @@ def _states(
     keys: Mapping[str, str],
 ) -> tuple[dict[int, ClaimState], str]:
     """The annotation as the labeling page's claim states, or ({}, why it cannot be)."""
+    data = item.answer.encode("utf-8")
     by_span = {(claim.start, claim.end): claim for claim in claims}
+    by_core = {_core(data, claim.start, claim.end): claim for claim in claims}
     states: dict[int, ClaimState] = {}
     for region in annotation.regions:
         span = ls.byte_span(item.answer, region.start, region.end, region.text)
-        claim = by_span.get(span) if span else None
+        claim = (by_span.get(span) or by_core.get(_core(data, *span))) if span else None
         if claim is None:
             return {}, (
                 f"its span at characters {region.start}-{region.end} "

@@ -308,3 +308,23 @@ def test_the_config_download_and_the_page(
         {"file": SimpleUploadedFile("x.json", b'{"not": "a list"}')},
     )
     assert worse.status_code == 400 and "an array of tasks" in worse.content.decode()
+
+
+def test_a_region_drawn_again_with_the_space_after_it_is_still_its_claim(
+    make_ls_project: Callable[..., LabelingProject], lead: Any, annotators: list[Any]
+) -> None:
+    project = make_ls_project(overlap=2)
+    tasks = _tasks(lead, project)
+    _annotate(tasks, {"completed_by": 1}, "ann")
+    hebrew = tasks[4]
+    first = hebrew["annotations"][0]["result"][0]
+    first["id"] = "redrawn"
+    first["value"]["end"] += 1  # the space between the two sentences
+    first["value"]["text"] = hebrew["data"]["answer"][
+        first["value"]["start"] : first["value"]["end"]
+    ]
+    assert first["value"]["text"].endswith(" ")
+    report = import_annotations(project, json.dumps(tasks), {"1": "ann"})
+    assert (report.imported, report.problems) == (5, [])
+    stored = _stored(project)
+    assert stored[("ann", 4, 0)][0] == "supported"  # CHOICES["ann"][5]
