@@ -191,3 +191,32 @@ def test_the_command_line_takes_a_ragas_csv(tmp_path: Path, fake_engine: Groundi
     results = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
     assert [r["line"] for r in results] == [2, 4, 6, 7]
     assert [r["state"] for r in results] == ["done", "done", "done", "failed"]
+
+
+def test_a_checked_trace_opens_as_a_review(make_user: Any, fake_engine: GroundingEngine) -> None:
+    job = services.create_job((DATA / "langfuse_traces.json").read_bytes(), send=False)
+    _run(job)
+    line = BatchLine.objects.get(job=job, number=2)
+    review = services.review_for(make_user("reviewer"), line)
+    assert review.answer == HEBREW_TRACE_ANSWER
+    assert [fact["factText"] for fact in review.facts][1] == "בשבת הספרייה סגורה."
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {
+            "content": {
+                "content": {"content": {"content": {"content": {"content": {"content": "x"}}}}}
+            }
+        },
+        [[[[[["deep"]]]]]],
+        {"choices": [{"choices": [{"choices": []}]}]},
+    ],
+)
+def test_a_trace_output_nested_deep_fails_alone(output: object) -> None:
+    trace = {"id": "t", "sessionId": "s", "output": output, "input": {"contexts": ["c"]}}
+    job = services.create_job((json.dumps(trace) + "\n" + grounding_line(2)).encode(), send=False)
+    first, second = _lines(job)
+    assert first.state == "failed" and first.error.startswith("line 1 (Langfuse trace): output:")
+    assert second.state == "pending"
