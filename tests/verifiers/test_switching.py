@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import Client
 
 from grounding_app.active_verifier import services as active_verifier
@@ -23,6 +22,7 @@ from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import VERIFIER_DIR, CrossEncoderJudge
 from grounding_app.reviews.models import Review
+from tests.batch.conftest import _database_url
 from tests.verifiers.conftest import API, BODY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,14 +154,11 @@ def test_a_running_process_follows_a_switch_without_a_restart(
 ) -> None:
     """A second process, started on the binary verifier and kept running, judges with
     the NLI one within FOLLOW_SECONDS of the switch made here."""
-    db = connection.settings_dict
-    if connection.vendor != "sqlite":
-        pytest.skip("the follower process reads the SQLite test database file")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO_"))}
     env.update(
         DJANGO_SETTINGS_MODULE="grounding_app.settings",
         SECRET_KEY="test-secret-key-not-for-production",
-        DATABASE_URL=f"sqlite:///{db['NAME']}",
+        DATABASE_URL=_database_url(),
         GROUNDING_VERIFIER_DIR=str(verifiers["binary"]),
         GROUNDING_PRELOAD="0",
     )
