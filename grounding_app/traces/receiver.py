@@ -11,7 +11,7 @@ holds more than TRACES_MAX_TRACE_SPANS spans; each reason is counted on the sour
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -45,9 +45,14 @@ class Outcome:
 
 def span_data(span: Span) -> dict[str, Any]:
     """What a pending span's row keeps (its trace and span ids are columns)."""
-    data = asdict(span)
-    del data["trace_id"], data["span_id"]
-    return data
+    return {
+        "parent_id": span.parent_id,
+        "name": span.name,
+        "start_ns": span.start_ns,
+        "end_ns": span.end_ns,
+        "attributes": dict(span.attributes),
+        "events": [{"name": e.name, "attributes": dict(e.attributes)} for e in span.events],
+    }
 
 
 def span_from_data(trace_id: str, span_id: str, data: dict[str, Any]) -> Span:
@@ -76,47 +81,72 @@ def count_into(source_id: int, field: str, counts: Counter[str]) -> None:
     TraceSource.objects.filter(pk=source_id).update(**{field: current})
 
 
+def _flags(spans: list[Span]) -> dict[str, bool]:
+    return {
+        "has_root": any(not span.parent_id for span in spans),
+        "has_answer": any(r.role == LLM and r.completion.strip() for r in map(read_span, spans)),
+    }
+
+
 def _store(source: TraceSource, spans: list[Span], now: Any, rejected: Counter[str]) -> int:
+    """Store the spans of one source. A trace first seen here is created with its flags
+    and count in one bulk insert; only a trace some earlier export began is updated
+    row by row (a trace split over exports, the rarer case)."""
     by_trace: defaultdict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
-    existing = set(
-        PendingTrace.objects.filter(source=source, trace_id__in=by_trace).values_list(
-            "trace_id", flat=True
-        )
-    )
-    PendingTrace.objects.bulk_create(
-        (
-            PendingTrace(source=source, trace_id=t, first_seen=now, last_seen=now)
-            for t in by_trace
-            if t not in existing
-        ),
-        ignore_conflicts=True,  # a concurrent export of the same trace made it first
-    )
-    traces = PendingTrace.objects.filter(source=source, trace_id__in=by_trace).values_list(
-        "pk", "trace_id", "state", "spans"
-    )
-    rows: list[PendingSpan] = []
+    limit = settings.TRACES_MAX_TRACE_SPANS
     dropped: Counter[str] = Counter()
-    for pk, trace_id, state, stored in traces:
-        found = by_trace[trace_id]
+    existing = {
+        trace_id: (pk, state, stored)
+        for pk, trace_id, state, stored in PendingTrace.objects.filter(
+            source=source, trace_id__in=by_trace
+        ).values_list("pk", "trace_id", "state", "spans")
+    }
+    kept: dict[str, list[Span]] = {}
+    for trace_id, found in by_trace.items():
+        _, state, stored = existing.get(trace_id, (0, PendingTrace.State.OPEN, 0))
         if state != PendingTrace.State.OPEN:
             dropped[LATE] += len(found)
             continue
-        keep = found[: max(0, settings.TRACES_MAX_TRACE_SPANS - stored)]
-        if len(keep) < len(found):
-            dropped[TOO_MANY] += len(found) - len(keep)
-        if not keep:
-            continue
-        fields: dict[str, Any] = {"last_seen": now, "spans": F("spans") + len(keep)}
-        if any(not span.parent_id for span in keep):
-            fields["has_root"] = True
-        if any(r.role == LLM and r.completion.strip() for r in map(read_span, keep)):
-            fields["has_answer"] = True
-        PendingTrace.objects.filter(pk=pk).update(**fields)
-        rows.extend(
-            PendingSpan(trace_id=pk, span_id=span.span_id, data=span_data(span)) for span in keep
-        )
+        kept[trace_id] = found[: max(0, limit - stored)]
+        if len(kept[trace_id]) < len(found):
+            dropped[TOO_MANY] += len(found) - len(kept[trace_id])
+    new = {trace_id: keep for trace_id, keep in kept.items() if trace_id not in existing}
+    PendingTrace.objects.bulk_create(
+        (
+            PendingTrace(
+                source=source,
+                trace_id=trace_id,
+                first_seen=now,
+                last_seen=now,
+                spans=len(keep),
+                **_flags(keep),
+            )
+            for trace_id, keep in new.items()
+        ),
+        ignore_conflicts=True,  # a concurrent export of the same trace made it first
+    )
+    created = PendingTrace.objects.filter(source=source, trace_id__in=new).values_list(
+        "trace_id", "pk", "first_seen"
+    )
+    pks = {trace_id: pk for trace_id, pk, _ in created}
+    # Rows another export made first (not stamped with our `now`) are updated as old.
+    to_update = [t for t in kept if t in existing] + [
+        trace_id for trace_id, _, first in created if first != now
+    ]
+    pks.update({t: existing[t][0] for t in kept if t in existing})
+    for trace_id in to_update:
+        keep = kept[trace_id]
+        if keep:
+            fields: dict[str, Any] = {"last_seen": now, "spans": F("spans") + len(keep)}
+            fields.update({name: True for name, value in _flags(keep).items() if value})
+            PendingTrace.objects.filter(pk=pks[trace_id]).update(**fields)
+    rows = [
+        PendingSpan(trace_id=pks[trace_id], span_id=span.span_id, data=span_data(span))
+        for trace_id, keep in kept.items()
+        for span in keep
+    ]
     PendingSpan.objects.bulk_create(rows, batch_size=500, ignore_conflicts=True)
     count_into(source.pk, "dropped", dropped)
     rejected.update(dropped)
