@@ -46,8 +46,16 @@ SIGNAL_KEYS = frozenset(
 _CONTENT_KEYS = frozenset({"input", "output", "observations"})
 _TEXT_KEYS = ("content", "text", "answer", "output", "response", "completion", "message")
 _DOC_TEXT_KEYS = ("page_content", "pageContent", "text", "content", "chunkText", "chunk")
-_DOC_LIST_KEYS = ("documents", "contexts", "retrieved_contexts", "results", "nodes")
-_DOC_LIST_KEYS_MORE = ("sources", "chunks", "docs")
+_DOC_LIST_KEYS = (
+    "documents",
+    "contexts",
+    "retrieved_contexts",
+    "results",
+    "nodes",
+    "sources",
+    "chunks",
+    "docs",
+)
 _INPUT_CONTEXT_KEYS = ("contexts", "retrieved_contexts", "documents", "context")
 _QUESTION_KEYS = ("question", "query", "input", "user_input", "prompt")
 _DOC_ATTRIBUTE_KEYS = ("id", "source", "url", "uri", "title", "score")
@@ -124,7 +132,7 @@ def documents(value: object, strings: bool) -> list[tuple[str, dict[str, str]]] 
     """The documents an output holds (a list of them, or an object with such a list),
     or None; plain strings count as documents only when `strings`."""
     if isinstance(value, dict):
-        for key in _DOC_LIST_KEYS + _DOC_LIST_KEYS_MORE:
+        for key in _DOC_LIST_KEYS:
             if isinstance(value.get(key), list):
                 return documents(value[key], strings)
         return None
