@@ -1,4 +1,5 @@
-"""The Celery app, configured from Django settings (`CELERY_*`), for batch jobs.
+"""The Celery app, configured from Django settings (`CELERY_*`), for batch jobs and the
+Verifier page's adaptations (`verifiers/tasks.py`, on the same queue).
 
 Start a worker with `celery -A grounding_app.celery worker` (scripts/run does).
 
