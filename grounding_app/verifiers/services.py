@@ -68,7 +68,8 @@ def check_name(name: str) -> None:
         )
     if target(name).exists():
         raise AdaptRequestError(f"{target(name)} exists already: choose another name")
-    if AdaptJob.objects.filter(name=name, status__in=(AdaptJob.Status.QUEUED, "running")).exists():
+    waiting = (AdaptJob.Status.QUEUED, AdaptJob.Status.RUNNING)
+    if AdaptJob.objects.filter(name=name, status__in=waiting).exists():
         raise AdaptRequestError(f"an adaptation named {name} is already queued or running")
 
 
