@@ -310,3 +310,13 @@ def test_a_job_closed_while_lines_came_is_resumed(post_export: Any, fake_engine:
     job.refresh_from_db()
     assert job.status == BatchJob.Status.DONE
     assert BatchLine.objects.get().state == BatchLine.State.DONE
+
+
+def test_receiving_never_checks(post_export: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    def engine_runs(*args: object) -> None:
+        raise AssertionError("receiving ran the engine")
+
+    monkeypatch.setattr("grounding_app.engine.check", engine_runs)
+    monkeypatch.setattr("grounding_app.traces.services.assemble_due", engine_runs)
+    assert post_export(encode(record([0, 1], OPENLLMETRY))).status_code == 200
+    assert BatchLine.objects.count() == 0 and PendingSpan.objects.count() == 6
