@@ -17,6 +17,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
@@ -320,3 +324,29 @@ def test_receiving_never_checks(post_export: Any, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr("grounding_app.traces.services.assemble_due", engine_runs)
     assert post_export(encode(record([0, 1], OPENLLMETRY))).status_code == 200
     assert BatchLine.objects.count() == 0 and PendingSpan.objects.count() == 6
+
+
+def test_a_hebrew_answer_is_checked_and_marked_word_matched(
+    post_export: Any, fake_engine: object
+) -> None:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "he-app"}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("he")
+    fact = "מגדל אייפל הושלם בשנת 1889 לקראת התערוכה העולמית בפריז."
+    with tracer.start_as_current_span("rag"):
+        with tracer.start_as_current_span("retrieve") as span:
+            span.set_attribute("openinference.span.kind", "RETRIEVER")
+            span.set_attribute("retrieval.documents.0.document.content", fact)
+            span.set_attribute("retrieval.documents.0.document.id", "he-1")
+        with tracer.start_as_current_span("llm") as span:
+            span.set_attribute("openinference.span.kind", "LLM")
+            span.set_attribute("input.value", "מתי הושלם מגדל אייפל?")
+            span.set_attribute("output.value", fact)
+    provider.shutdown()
+    post_export(encode(memory.get_finished_spans()))
+    services.sweep(send=False)
+    run_all_chunks()
+    line = BatchLine.objects.get()
+    assert line.state == BatchLine.State.DONE
+    assert line.judged_by == {"word_matching": {"he": 1}}
