@@ -100,7 +100,7 @@ def _url(world: World, name: str) -> str:
             world.lead, name="Gemini", annotators=[world.lead]
         )
         annotation_services.import_jsonl(project, gemini + "\n")
-    if name.startswith("annotations:label"):  # a labeling page names an assignment
+    if name in ("annotations:label", "annotations:label_suggestions"):  # they name an assignment
         assignment = annotation_services.next_assignment(project, world.lead)
         assert assignment is not None
         args["pk"] = assignment.pk
