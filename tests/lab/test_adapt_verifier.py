@@ -96,7 +96,7 @@ def adapted(tmp_path_factory, start) -> dict[str, Any]:
     out = root / "adapted"
     said = adapt(
         str(labels), "--out", str(out), "--from", str(start), "--train-file", str(train),
-        "--hold-out", "0.3", "--replay", "12",
+        "--hold-out", "0.3", "--replay", "12", "--calibration-prior", "0",
     )  # fmt: skip
     config = json.loads((out / "verifier.json").read_text())
     return {"out": out, "said": said, "config": config, "labels": labels}
@@ -150,6 +150,57 @@ def test_the_calibration_makes_the_default_threshold_the_best_on_the_held_back(a
     before, after = (config["figures"]["held_back"][when] for when in ("before", "after"))
     assert before["balanced_accuracy"] < before["best_balanced_accuracy"]
     assert after["balanced_accuracy"] == after["best_balanced_accuracy"]
+
+
+def test_with_no_prior_the_fitted_calibration_is_taken_whole(adapted):
+    calibration = adapted["config"]["calibration"]
+    fitted = calibration["fitted"]
+    assert calibration["weight"] == 1.0
+    assert adapted["config"]["temperature"] == pytest.approx(fitted["temperature"])
+    assert "it counts\n  1.00 (held-back" in (adapted["out"] / "MODEL_CARD.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("held_back", "prior", "weight"),
+    [(0, 200, 0.0), (40, 200, 40 / 240), (200, 200, 0.5), (400, 200, 400 / 600), (7, 0, 1.0)],
+)
+def test_the_fitted_calibration_weighs_by_the_labels_held_back(held_back, prior, weight):
+    assert adapt_verifier.trust(held_back, prior) == pytest.approx(weight)
+
+
+def test_a_negative_prior_is_refused():
+    with pytest.raises(adapt_verifier.AdaptError, match="calibration-prior"):
+        adapt_verifier.trust(10, -1)
+
+
+@pytest.mark.parametrize(
+    ("weight", "expected"),
+    [(0.0, (2.0, -1.0)), (1.0, (0.5, 3.0)), (0.5, (1.0, 1.0)), (0.25, (2**0.5, 0.0))],
+)
+def test_blend_moves_the_temperature_on_a_log_scale_and_the_bias_linearly(weight, expected):
+    temperature, bias = adapt_verifier.blend((0.5, 3.0), (2.0, -1.0), weight)
+    assert (temperature, bias) == pytest.approx(expected)
+
+
+def test_by_default_a_few_held_back_labels_barely_move_the_start_calibration(start, tmp_path):
+    """30 held-back labels against the default prior of 200: the result lies between the
+    start's calibration and the one fitted alone, at weight 30 / 230."""
+    labels = write_lines(tmp_path / "labels.jsonl", label_lines())
+    out = tmp_path / "adapted"
+    adapt(
+        str(labels), "--out", str(out), "--from", str(start), "--replay", "0", "--hold-out", "0.3"
+    )
+    config = json.loads((out / "verifier.json").read_text())
+    calibration = config["calibration"]
+    held = config["adapted_on"]["held_back"]["labels"]
+    assert calibration["prior_labels"] == 200
+    assert calibration["weight"] == pytest.approx(held / (held + 200), abs=1e-4)
+    start_t, fitted_t = calibration["start"]["temperature"], calibration["fitted"]["temperature"]
+    low, high = sorted((start_t, fitted_t))
+    assert low <= config["temperature"] <= high
+    assert abs(config["temperature"] - start_t) < abs(fitted_t - start_t) or start_t == fitted_t
+    card = (out / "MODEL_CARD.md").read_text()
+    assert f"it counts\n  {calibration['weight']:.2f} (held-back labels /" in card
 
 
 def test_the_card_and_verifier_json_carry_the_figures(adapted):

@@ -62,6 +62,13 @@ class Command(BaseCommand):
             type=language_codes,
             help="the languages the adapted model reads, e.g. en,he (default: the start's)",
         )
+        parser.add_argument(
+            "--calibration-prior",
+            type=int,
+            default=defaults.calibration_prior,
+            help="held-back labels that weigh as much as the start's calibration (0: the"
+            " labels alone)",
+        )
         parser.add_argument("--seed", type=int, default=defaults.seed)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -77,6 +84,7 @@ class Command(BaseCommand):
             name=options["name"],
             languages=tuple(options["languages"]) if options["languages"] else None,
             train_file=options["train_file"],
+            calibration_prior=options["calibration_prior"],
         )
         try:
             result = adapt(
