@@ -1,4 +1,8 @@
-"""Median latency of the engine and of the HTTP API for three request sizes, peak RSS."""
+"""Median latency of the engine and of the HTTP API for three request sizes, peak RSS.
+
+With several `--judge`s the judges are timed in alternation (each round takes every
+judge once), so their medians compare on a shared, noisy machine.
+"""
 
 from __future__ import annotations
 
@@ -46,14 +50,18 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-def _median_ms(call: Callable[[], object], repeat: int) -> float:
-    call()  # warm-up: first-call costs are not what a running server pays
-    times = []
+def interleaved_medians(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Median milliseconds of each call, timed in rounds that take every call once, so a
+    busy spell on a shared machine falls on all of them alike, not on whichever ran then."""
+    for call in calls.values():
+        call()  # warm-up: first-call costs are not what a running server pays
+    times: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1000
+        for name, call in calls.items():
+            started = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - started)
+    return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
 class Command(BaseCommand):
@@ -104,13 +112,23 @@ class Command(BaseCommand):
         )
         results = []
         try:
-            for judge, engine in engines.items():
-                set_default_engine(engine)
-                for name, (request, repeat) in requests.items():
-                    body = json.dumps(request_to_json(request)).encode()
-                    engine_ms = _median_ms(partial(engine.check, request), repeat)
-                    http_ms = _median_ms(partial(self._post, url, key, body), repeat)
-                    results.append(self._row(judge, name, request, engine_ms, http_ms))
+            for name, (request, repeat) in requests.items():
+                body = json.dumps(request_to_json(request)).encode()
+                calls: dict[str, Callable[[], object]] = {}
+                for judge, engine in engines.items():
+                    calls[f"engine {judge}"] = partial(engine.check, request)
+                    calls[f"http {judge}"] = partial(self._post_with, engine, url, key, body)
+                medians = interleaved_medians(calls, repeat)
+                for judge in engines:
+                    results.append(
+                        self._row(
+                            judge,
+                            name,
+                            request,
+                            medians[f"engine {judge}"],
+                            medians[f"http {judge}"],
+                        )
+                    )
         finally:
             server.shutdown()
             key_row.delete()
@@ -118,19 +136,27 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps({"requests": results, "peak_rss_mb": peak_mb}, indent=2))
             return
+        width = max(9, *(len(row["judge"]) for row in results))
         self.stdout.write(
-            f"{'judge':<9} {'request':<16} {'facts':>5} {'chars':>9} {'claims':>6} "
+            f"{'judge':<{width}} {'request':<16} {'facts':>5} {'chars':>9} {'claims':>6} "
             f"{'engine ms':>10} {'http ms':>9} {'target':>8}"
         )
         for row in results:
             verdict = "ok" if row["http_ms"] <= row["target_ms"] else "OVER"
             self.stdout.write(
-                f"{row['judge']:<9} {row['name']:<16} {row['facts']:>5} {row['fact_chars']:>9}"
-                f" {row['claims']:>6} "
+                f"{row['judge']:<{width}} {row['name']:<16} {row['facts']:>5}"
+                f" {row['fact_chars']:>9} {row['claims']:>6} "
                 f"{row['engine_ms']:>10.1f} {row['http_ms']:>9.1f} {row['target_ms']:>6} {verdict}"
             )
         verdict = "ok" if peak_mb <= PEAK_RSS_TARGET_MB else "OVER"
         self.stdout.write(f"peak RSS {peak_mb:.0f} MB (target {PEAK_RSS_TARGET_MB}) {verdict}")
+
+    @classmethod
+    def _post_with(
+        cls, engine: GroundingEngine, url: str, key: str, body: bytes
+    ) -> dict[str, object]:
+        set_default_engine(engine)
+        return cls._post(url, key, body)
 
     @staticmethod
     def _post(url: str, key: str, body: bytes) -> dict[str, object]:
