@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from grounding_app.formats.grounding_jsonl import DatasetError, Example, parse_example
 from grounding_app.lab import windows
 from grounding_app.lab.package_verifier import has_a_source_with_both_classes
@@ -71,11 +73,17 @@ class Options:
     # language the start does not read is how a team teaches it one (its claims are
     # judged by word matching until the verifier declares the language).
     languages: tuple[str, ...] | None = None
-    # How many held-back labels weigh as much as the start's own calibration: with n
-    # held back, the fitted calibration counts n / (n + prior) and the start's the rest.
-    # A temperature, bias and best threshold fitted on a few dozen labels of one domain
-    # move every other domain's scores too; 0 trusts the labels alone.
+    # How many held-back labels weigh as much as what the start said before: with n held
+    # back, the labels count n / (n + prior) in the calibration and in the move of the
+    # best threshold to 0.6, and the anchors (below) the rest. Fine-tuning on one domain
+    # and calibrating on a few dozen of its labels move every other domain's scores
+    # too; 0 trusts the labels alone.
     calibration_prior: int = 200
+    # Pairs of the training file (not trained on here) that the start scores and the
+    # adapted model's calibration is asked to score alike: they hold its scores on
+    # everything else where they were. Without the file, the calibration fitted on the
+    # labels is blended with the start's instead.
+    anchors: int = 400
     train_file: Path = DATA / "train.jsonl"
     bf16: bool | None = None  # None: when the CPU has bfloat16 instructions
 
@@ -457,7 +465,8 @@ def adapt(
     run done) as it goes."""
     from grounding_app.engine import CrossEncoderJudge, load_tokenizer
     from grounding_app.lab.fit_threshold import DEFAULT_THRESHOLD, bias_shift
-    from grounding_app.lab.package_verifier import engine_optimum, pair_calibration
+    from grounding_app.lab.package_verifier import engine_optimum, pair_logits
+    from grounding_app.lab.train_verifier import calibrate
 
     began = time.monotonic()
     phase = _phases(progress)
@@ -507,6 +516,7 @@ def adapt(
             say(f"mixing in {len(replay)} original training pairs from {options.train_file}")
     pairs = own + replay
     random.Random(options.seed).shuffle(pairs)
+    anchors = anchor_pairs(options, count_tokens, budget, {(p.claim, p.evidence) for p in pairs})
 
     say(f"before: {start_id} on the held-back labels")
     phase("measuring the start")
@@ -533,14 +543,24 @@ def adapt(
         _write_json(made / "verifier.json", config)
         say("calibrating on the held-back labels")
         phase("calibrating")
-        fitted_t, fitted_b, calibration_pairs = pair_calibration(
-            CrossEncoderJudge(made), held, options.seed
-        )
+        judge = CrossEncoderJudge(made)
+        held_logits, held_labels = pair_logits(judge, held, options.seed)
+        fitted_t, fitted_b = calibrate(held_logits, held_labels)
         start_calibration = (
             float(start_config.get("temperature", 1.0)),
             float(start_config.get("bias", 0.0)),
         )
-        temperature, bias = blend((fitted_t, fitted_b), start_calibration, weight)
+        if anchors:
+            claims, evidence = [p.claim for p in anchors], [p.evidence for p in anchors]
+            start_logits = CrossEncoderJudge(start).logits(claims, evidence)
+            targets = 1 / (
+                1 + np.exp(-(start_logits + start_calibration[1]) / start_calibration[0])
+            )
+            temperature, bias = anchored_calibration(
+                held_logits, held_labels, judge.logits(claims, evidence), targets, weight
+            )
+        else:
+            temperature, bias = blend((fitted_t, fitted_b), start_calibration, weight)
         config.update(temperature=temperature, bias=bias)
         _write_json(made / "verifier.json", config)
         optimum = engine_optimum(made, held)
@@ -550,7 +570,13 @@ def adapt(
         phase("measuring the adapted")
         after = figures(made, held)
         config.update(
-            calibrated_on=f"{labels_path.name}, held back: {calibration_pairs} pairs",
+            calibrated_on=(
+                f"{labels_path.name}, held back: {len(held_labels)} pairs; anchors:"
+                f" {len(anchors)} pairs of {options.train_file.name}"
+                if anchors
+                else f"{labels_path.name}, held back: {len(held_labels)} pairs, blended with"
+                " the start's calibration"
+            ),
             threshold_fitted_on=(
                 f"{labels_path.name}, held back: macro optimum {optimum:.3f} -> {DEFAULT_THRESHOLD}"
                 f" (weight {weight:.3f})"
@@ -560,6 +586,8 @@ def adapt(
                 "start": {"temperature": start_calibration[0], "bias": start_calibration[1]},
                 "prior_labels": options.calibration_prior,
                 "weight": round(weight, 4),
+                "anchors": len(anchors),
+                "anchors_file": options.train_file.name if anchors else None,
             },
             adapted_from={
                 "verifier": start_id,
@@ -601,6 +629,46 @@ def adapt(
     return Result(out, before, after, config, seconds)
 
 
+def anchor_pairs(
+    options: Options,
+    count_tokens: Callable[[str], int],
+    budget: int,
+    trained: set[tuple[str, str]],
+) -> list[TrainPair]:
+    """At most `options.anchors` pairs of the training file drawn as replay is (another
+    seed), none trained on in this run; none when the file is absent or none are asked
+    for."""
+    if options.anchors <= 0 or not options.train_file.is_file():
+        return []
+    drawn = replay_pairs(
+        options.train_file, 2 * options.anchors, count_tokens, budget, options.seed + 1
+    )
+    return [p for p in drawn if (p.claim, p.evidence) not in trained][: options.anchors]
+
+
+def anchored_calibration(
+    logits: np.ndarray,
+    labels: np.ndarray,
+    anchor_logits: np.ndarray,
+    anchor_targets: np.ndarray,
+    weight: float,
+) -> tuple[float, float]:
+    """(temperature, bias) fitted on the held-back labels (class-balanced, counting
+    `weight` in all) and on the anchors' scores as the start gave them (soft targets,
+    counting the rest)."""
+    from grounding_app.lab.train_verifier import calibrate
+
+    positives = max(float(labels.sum()), 1.0)
+    negatives = max(float((1 - labels).sum()), 1.0)
+    held = np.where(labels == 1, 0.5 / positives, 0.5 / negatives) * weight
+    anchored = np.full(len(anchor_logits), (1 - weight) / max(len(anchor_logits), 1))
+    return calibrate(
+        np.concatenate([logits, anchor_logits]),
+        np.concatenate([labels, anchor_targets]),
+        np.concatenate([held, anchored]),
+    )
+
+
 def trust(held_back: int, prior: int) -> float:
     """The weight of a calibration fitted on `held_back` labels against the start's."""
     if prior < 0:
@@ -635,6 +703,12 @@ def model_card(config: dict[str, Any]) -> str:
     after = config["figures"]["held_back"]["after"]
     held = on["held_back"]
     calibration = config["calibration"]
+    anchored = (
+        f"{calibration['anchors']} pairs of `{calibration['anchors_file']}` scored"
+        " as the start scores them"
+        if calibration["anchors"]
+        else "the start's calibration"
+    )
     read_before = source.get("languages", ["en"])
     languages_note = (
         " (as the start)"
@@ -675,11 +749,11 @@ Written by `manage.py adapt_verifier`; every figure below is in `verifier.json`.
   {training["window_tokens"]} tokens), mixed with a replay of {replay}.
 - **Held back** by document (share {held["share"]}): {held["labels"]} labels on
   {held["documents"]} documents, never trained on. The calibration is fitted there and
-  moves 0.6, the default `citationThreshold`, to the best threshold there; it counts
-  {calibration["weight"]:.2f} (held-back labels / (held-back labels +
-  {calibration["prior_labels"]})) against the start's, so that a few labels of one domain
+  moves 0.6, the default `citationThreshold`, toward the best threshold there; the
+  labels count {calibration["weight"]:.2f} (held-back labels / (held-back labels +
+  {calibration["prior_labels"]})) against {anchored}, so that a few labels of one domain
   do not move every other domain's scores: temperature {config["temperature"]:.3f}, bias
-  {config["bias"]:.3f} (fitted alone: {calibration["fitted"]["temperature"]:.3f},
+  {config["bias"]:.3f} (fitted on the labels alone: {calibration["fitted"]["temperature"]:.3f},
   {calibration["fitted"]["bias"]:.3f}, best threshold {calibration["fitted"]["optimum"]:.3f}).
 - **Languages**: {", ".join(config.get("languages", ["en"]))}{languages_note}.
 - **Settings**: {training["epochs"]} epoch(s), batch {training["batch_size"]},

@@ -51,20 +51,19 @@ def has_a_source_with_both_classes(examples: Sequence[Example]) -> bool:
     return any(len(labels) == 2 for labels in classes.values())
 
 
-def pair_calibration(
+def pair_logits(
     judge: CrossEncoderJudge,
     examples: Sequence[Example],
     seed: int,
     per_source: dict[str, int] | None = None,
-) -> tuple[float, float, int]:
-    """Temperature and bias (class-balanced) fitted on one pair per labelled example, its
-    best evidence window, as the judge reads it; with the number of pairs.
+) -> tuple[np.ndarray, np.ndarray]:
+    """The judge's raw logit and the label of one pair per labelled example, its best
+    evidence window, as the judge reads it.
 
     `per_source` caps the pairs of each source (`windows.build_pairs`; {}: 300 each,
     None: no cap).
     """
     from grounding_app.lab import windows
-    from grounding_app.lab.train_verifier import calibrate
 
     def count_tokens(text: str) -> int:
         return len(judge._tokenizer.tokenize(text))
@@ -75,9 +74,22 @@ def pair_calibration(
     pairs = windows.build_pairs(examples, count_tokens, budget, seed, per_source=per_source)
     pairs = [p for p in pairs if p.kind == "original"]
     logits = judge.logits([p.claim for p in pairs], [p.evidence for p in pairs])
-    labels = np.array([p.label for p in pairs], dtype=np.float64)
+    return logits, np.array([p.label for p in pairs], dtype=np.float64)
+
+
+def pair_calibration(
+    judge: CrossEncoderJudge,
+    examples: Sequence[Example],
+    seed: int,
+    per_source: dict[str, int] | None = None,
+) -> tuple[float, float, int]:
+    """Temperature and bias (class-balanced) fitted on `pair_logits`; with the number of
+    pairs."""
+    from grounding_app.lab.train_verifier import calibrate
+
+    logits, labels = pair_logits(judge, examples, seed, per_source)
     temperature, bias = calibrate(logits, labels)
-    return temperature, bias, len(pairs)
+    return temperature, bias, len(labels)
 
 
 def engine_scores(

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
@@ -157,7 +158,7 @@ def test_with_no_prior_the_fitted_calibration_is_taken_whole(adapted):
     fitted = calibration["fitted"]
     assert calibration["weight"] == 1.0
     assert adapted["config"]["temperature"] == pytest.approx(fitted["temperature"])
-    assert "it counts\n  1.00 (held-back" in (adapted["out"] / "MODEL_CARD.md").read_text()
+    assert "labels count 1.00 (held-back" in (adapted["out"] / "MODEL_CARD.md").read_text()
 
 
 @pytest.mark.parametrize(
@@ -182,25 +183,93 @@ def test_blend_moves_the_temperature_on_a_log_scale_and_the_bias_linearly(weight
     assert (temperature, bias) == pytest.approx(expected)
 
 
-def test_by_default_a_few_held_back_labels_barely_move_the_start_calibration(start, tmp_path):
-    """30 held-back labels against the default prior of 200: the result lies between the
-    start's calibration and the one fitted alone, at weight 30 / 230."""
-    labels = write_lines(tmp_path / "labels.jsonl", label_lines())
-    out = tmp_path / "adapted"
+def _adapted_by_default(start: Path, root: Path, train: Path) -> dict[str, Any]:
+    labels = write_lines(root / "labels.jsonl", label_lines())
+    out = root / "adapted"
     adapt(
-        str(labels), "--out", str(out), "--from", str(start), "--replay", "0", "--hold-out", "0.3"
-    )
-    config = json.loads((out / "verifier.json").read_text())
+        str(labels), "--out", str(out), "--from", str(start), "--replay", "0",
+        "--hold-out", "0.3", "--train-file", str(train),
+    )  # fmt: skip
+    return json.loads((out / "verifier.json").read_text()) | {
+        "card": (out / "MODEL_CARD.md").read_text()
+    }
+
+
+def test_by_default_the_labels_weigh_against_anchors_scored_as_the_start_scores_them(
+    start, tmp_path
+):
+    """30 held-back labels against the default prior of 200, with the training file at
+    hand: its pairs (none trained on; replay is off) anchor the calibration."""
+    train = write_lines(tmp_path / "train.jsonl", label_lines(8, source="frank"))
+    config = _adapted_by_default(start, tmp_path, train)
     calibration = config["calibration"]
     held = config["adapted_on"]["held_back"]["labels"]
     assert calibration["prior_labels"] == 200
     assert calibration["weight"] == pytest.approx(held / (held + 200), abs=1e-4)
+    assert 0 < calibration["anchors"] <= 400 and calibration["anchors_file"] == "train.jsonl"
+    assert "anchors: " in config["calibrated_on"]
+    assert f"labels count {calibration['weight']:.2f} (held-back labels" in config["card"]
+    assert f"{calibration['anchors']} pairs of `train.jsonl` scored" in config["card"]
+
+
+def test_without_the_training_file_the_fitted_calibration_is_blended_with_the_start(
+    start, tmp_path
+):
+    config = _adapted_by_default(start, tmp_path, tmp_path / "absent.jsonl")
+    calibration = config["calibration"]
+    assert calibration["anchors"] == 0
     start_t, fitted_t = calibration["start"]["temperature"], calibration["fitted"]["temperature"]
     low, high = sorted((start_t, fitted_t))
     assert low <= config["temperature"] <= high
-    assert abs(config["temperature"] - start_t) < abs(fitted_t - start_t) or start_t == fitted_t
-    card = (out / "MODEL_CARD.md").read_text()
-    assert f"it counts\n  {calibration['weight']:.2f} (held-back labels /" in card
+    assert abs(config["temperature"] - start_t) <= abs(fitted_t - start_t)
+    assert "blended with the start's calibration" in config["calibrated_on"]
+    assert "against the start's calibration" in config["card"]
+
+
+def _platt(logits: np.ndarray, temperature: float, bias: float) -> np.ndarray:
+    return 1 / (1 + np.exp(-(logits + bias) / temperature))
+
+
+@pytest.fixture
+def calibration_data() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(5)
+    labels = (rng.random(60) < 0.5).astype(np.float64)
+    logits = rng.normal(0, 1, 60) + 3 * labels + 2  # the labels want a large negative bias
+    anchors = rng.normal(0, 3, 400)
+    return {"logits": logits, "labels": labels, "anchors": anchors}
+
+
+def test_anchored_calibration_at_weight_one_is_the_labels_alone(calibration_data):
+    data = calibration_data
+    from grounding_app.lab.train_verifier import calibrate
+
+    alone = calibrate(data["logits"], data["labels"])
+    targets = _platt(data["anchors"], 2.0, 1.0)
+    anchored = adapt_verifier.anchored_calibration(
+        data["logits"], data["labels"], data["anchors"], targets, 1.0
+    )
+    assert anchored == alone
+
+
+def test_anchored_calibration_at_weight_zero_gives_back_the_anchors_scores(calibration_data):
+    data = calibration_data
+    targets = _platt(data["anchors"], 2.0, 1.0)
+    temperature, bias = adapt_verifier.anchored_calibration(
+        data["logits"], data["labels"], data["anchors"], targets, 0.0
+    )
+    assert temperature == pytest.approx(2.0, rel=0.05) and bias == pytest.approx(1.0, abs=0.2)
+
+
+def test_anchored_calibration_in_between_lies_between(calibration_data):
+    data = calibration_data
+    targets = _platt(data["anchors"], 2.0, 1.0)
+    biases = [
+        adapt_verifier.anchored_calibration(
+            data["logits"], data["labels"], data["anchors"], targets, weight
+        )[1]
+        for weight in (0.0, 0.2, 1.0)
+    ]
+    assert biases[2] < biases[1] < biases[0]
 
 
 def test_the_card_and_verifier_json_carry_the_figures(adapted):
