@@ -106,14 +106,11 @@ def batch_in_process(lines: list[str]) -> tuple[list[float], list[float]]:
     return overheads, engine_times
 
 
-def with_workers(lines: list[str], env: dict[str, str], concurrency: int) -> float:
-    """Lines per second through `concurrency` pool processes of one real worker."""
-    from django.conf import settings
-
-    from grounding_app.batch import services
-
+def start_worker(env: dict[str, str], concurrency: int, name: str) -> subprocess.Popen[bytes]:
+    """A real Celery worker with `concurrency` pool processes, in a session of its own
+    (stop it with os.killpg), logging beside the database."""
     log = Path(env["DATABASE_URL"].removeprefix("sqlite:///")).parent / f"w{concurrency}.log"
-    worker = subprocess.Popen(
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -126,7 +123,7 @@ def with_workers(lines: list[str], env: dict[str, str], concurrency: int) -> flo
             "--loglevel=WARNING",
             "--without-gossip",
             "--without-mingle",
-            f"--hostname=bench{concurrency}@%h",
+            f"--hostname={name}@%h",
         ],
         cwd=ROOT,
         env=env,
@@ -134,6 +131,15 @@ def with_workers(lines: list[str], env: dict[str, str], concurrency: int) -> flo
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+
+
+def with_workers(lines: list[str], env: dict[str, str], concurrency: int) -> float:
+    """Lines per second through `concurrency` pool processes of one real worker."""
+    from django.conf import settings
+
+    from grounding_app.batch import services
+
+    worker = start_worker(env, concurrency, f"bench{concurrency}")
     try:
         warm = services.create_job(
             "\n".join(lines[: concurrency * settings.BATCH_CHUNK_LINES]).encode(), name="warm-up"

@@ -26,13 +26,12 @@ import os
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from grounding_app.lab.bench_batch import ROOT, _setup
+from grounding_app.lab.bench_batch import _setup, start_worker
 
 SPANS_PER_TRACE = 3
 
@@ -93,31 +92,6 @@ def wait_checked(target: int, timeout: float) -> None:
         time.sleep(0.1)
 
 
-def start_worker(env: dict[str, str], concurrency: int) -> subprocess.Popen[bytes]:
-    log = Path(env["DATABASE_URL"].removeprefix("sqlite:///")).parent / f"w{concurrency}.log"
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "grounding_app.celery",
-            "worker",
-            "--pool=prefork",
-            f"--concurrency={concurrency}",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            f"--hostname=traces{concurrency}@%h",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
 def stop_worker(worker: subprocess.Popen[bytes]) -> None:
     os.killpg(worker.pid, signal.SIGTERM)
     try:
@@ -169,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
             f" (median export {ms(statistics.median(latencies))})"
         )
         for concurrency in args.workers or [1, 2]:
-            worker = start_worker(env, concurrency)
+            worker = start_worker(env, concurrency, f"traces{concurrency}")
             try:
                 warm = exports(next_question, 4 * concurrency, args.per_export)
                 next_question += 4 * concurrency
