@@ -12,6 +12,7 @@ from grounding_app.lab.adapt_experiments import (
     hebrew_split,
     split,
     summary,
+    table,
     weakest,
 )
 from grounding_app.lab.adapt_verifier import document_key, split_by_document
@@ -67,4 +68,30 @@ def test_the_weakest_sources_are_those_that_can_be_adapted_on(tmp_path):
     assert weakest([*strong, *weak, *tiny], score, 1) == ["b"]
     assert weakest([*strong, *weak, *tiny], score, 3) == ["b", "a"]
     figures = summary({"a": ([1, 0], [0.9, 0.1]), "b": ([1, 0], [0.1, 0.9])})
-    assert json.dumps(figures) == json.dumps({"examples": 4, "macro_ba": 0.5, "macro_auc": 0.5})
+    assert json.dumps(figures) == json.dumps(
+        {"examples": 4, "macro_ba": 0.5, "macro_auc": 0.5, "macro_best_ba": 0.75}
+    )
+
+
+def test_the_ceiling_is_each_source_at_its_own_best_threshold():
+    """Ranked perfectly but all below 0.6: wrong at the default, right at its own best."""
+    figures = summary({"low": ([1, 1, 0, 0], [0.5, 0.4, 0.2, 0.1])})
+    assert figures["macro_ba"] == 0.5 and figures["macro_best_ba"] == 1.0
+
+
+def test_the_table_prints_gains_and_the_ceiling(capsys):
+    side = {
+        "shipped": {"macro_ba": 0.70, "macro_auc": 0.8, "macro_best_ba": 0.74},
+        "adapted": {"macro_ba": 0.73, "macro_auc": 0.8},
+    }
+    other = {
+        "shipped": {"macro_ba": 0.8, "macro_auc": 0.9},
+        "adapted": {"macro_ba": 0.79, "macro_auc": 0.9},
+    }
+    table(
+        {"sources": {"x": {"adapted_on": 9, "minutes": 1.0, "test": side, "other_sources": other}}}
+    )
+    out = capsys.readouterr().out
+    assert "| x | 9 | 1.0 | 0.700 -> 0.730 (+0.030); AUC 0.800 -> 0.800 | 0.740 |" in out
+    assert "mean balanced-accuracy gain on the test sides: +0.0300" in out
+    assert "would give the shipped verifier: +0.0400" in out
