@@ -31,7 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from grounding_app.formats.grounding_jsonl import DatasetError, Example, parse_example
+from grounding_app.formats.grounding_jsonl import (
+    DatasetError,
+    Example,
+    parse_example,
+    read_examples,
+)
 from grounding_app.lab import windows
 from grounding_app.lab.package_verifier import has_a_source_with_both_classes
 from grounding_app.lab.windows import TrainPair
@@ -236,16 +241,18 @@ def label_pairs(
 
 
 def replay_pairs(
-    path: Path, n: int, count_tokens: Callable[[str], int], budget: int, seed: int
+    examples: Sequence[Example],
+    n: int,
+    count_tokens: Callable[[str], int],
+    budget: int,
+    seed: int,
 ) -> list[TrainPair]:
-    """`n` pairs drawn as the shipped verifier's training drew them (`windows.build_pairs`:
-    sources weighted alike, generated negatives, a quarter padded), from a share of each
-    source just large enough, so the whole training file is not cut into windows."""
-    from grounding_app.formats.grounding_jsonl import read_examples
-
-    if n <= 0:
+    """`n` pairs of the training examples drawn as the shipped verifier's training drew
+    them (`windows.build_pairs`: sources weighted alike, generated negatives, a quarter
+    padded), from a share of each source just large enough, so the whole training file
+    is not cut into windows."""
+    if n <= 0 or not examples:
         return []
-    examples = list(read_examples(path))
     weights = {e.source: windows.SOURCE_PAIRS.get(e.source, 300) for e in examples}
     total = sum(weights.values())
     caps = {source: math.ceil(weight * n / total) for source, weight in weights.items()}
@@ -507,16 +514,22 @@ def adapt(
     budget = max_length - CLAIM_ROOM
     own = label_pairs(trained, count_tokens, budget, options.seed)
     wanted = len(own) if options.replay is None else options.replay
+    # Read once: replay and the calibration's anchors both draw from it.
+    original = (
+        list(read_examples(options.train_file))
+        if (wanted > 0 or options.anchors > 0) and options.train_file.is_file()
+        else []
+    )
     if wanted and not options.train_file.is_file():
         say(f"{options.train_file} is absent: no original training pairs mixed in")
-        replay: list[TrainPair] = []
-    else:
-        replay = replay_pairs(options.train_file, wanted, count_tokens, budget, options.seed)
-        if replay:
-            say(f"mixing in {len(replay)} original training pairs from {options.train_file}")
+    replay = replay_pairs(original, wanted, count_tokens, budget, options.seed)
+    if replay:
+        say(f"mixing in {len(replay)} original training pairs from {options.train_file}")
     pairs = own + replay
     random.Random(options.seed).shuffle(pairs)
-    anchors = anchor_pairs(options, count_tokens, budget, {(p.claim, p.evidence) for p in pairs})
+    anchors = anchor_pairs(
+        options, original, count_tokens, budget, {(p.claim, p.evidence) for p in pairs}
+    )
 
     say(f"before: {start_id} on the held-back labels")
     phase("measuring the start")
@@ -631,18 +644,15 @@ def adapt(
 
 def anchor_pairs(
     options: Options,
+    original: Sequence[Example],
     count_tokens: Callable[[str], int],
     budget: int,
     trained: set[tuple[str, str]],
 ) -> list[TrainPair]:
-    """At most `options.anchors` pairs of the training file drawn as replay is (another
-    seed), none trained on in this run; none when the file is absent or none are asked
-    for."""
-    if options.anchors <= 0 or not options.train_file.is_file():
-        return []
-    drawn = replay_pairs(
-        options.train_file, 2 * options.anchors, count_tokens, budget, options.seed + 1
-    )
+    """At most `options.anchors` pairs of the training examples drawn as replay is
+    (another seed), none trained on in this run; none without training examples or when
+    none are asked for."""
+    drawn = replay_pairs(original, 2 * options.anchors, count_tokens, budget, options.seed + 1)
     return [p for p in drawn if (p.claim, p.evidence) not in trained][: options.anchors]
 
 
@@ -656,11 +666,9 @@ def anchored_calibration(
     """(temperature, bias) fitted on the held-back labels (class-balanced, counting
     `weight` in all) and on the anchors' scores as the start gave them (soft targets,
     counting the rest)."""
-    from grounding_app.lab.train_verifier import calibrate
+    from grounding_app.lab.train_verifier import balanced_weights, calibrate
 
-    positives = max(float(labels.sum()), 1.0)
-    negatives = max(float((1 - labels).sum()), 1.0)
-    held = np.where(labels == 1, 0.5 / positives, 0.5 / negatives) * weight
+    held = balanced_weights(labels) * weight
     anchored = np.full(len(anchor_logits), (1 - weight) / max(len(anchor_logits), 1))
     return calibrate(
         np.concatenate([logits, anchor_logits]),

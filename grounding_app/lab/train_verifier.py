@@ -109,17 +109,18 @@ def predict_logits(model, tokenizer, pairs: Sequence[Pair], max_length: int) -> 
     return out
 
 
+def balanced_weights(labels: np.ndarray) -> np.ndarray:
+    """Per-example weights under which each class weighs one half."""
+    return np.where(labels == 1, 0.5 / max(labels.sum(), 1), 0.5 / max((1 - labels).sum(), 1))
+
+
 def calibrate(
     logits: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None
 ) -> tuple[float, float]:
     """Platt scaling p = sigmoid((z + b) / T), class-balanced, by a grid search.
 
     `weights` replaces the class balance (labels may then be soft targets in [0, 1])."""
-    w = (
-        np.where(labels == 1, 0.5 / max(labels.sum(), 1), 0.5 / max((1 - labels).sum(), 1))
-        if weights is None
-        else weights
-    )
+    w = balanced_weights(labels) if weights is None else weights
 
     def nll(t: float, b: float) -> float:
         p = 1 / (1 + np.exp(-np.clip((logits + b) / t, -40, 40)))
