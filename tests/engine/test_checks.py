@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.engine.checks import CONTRADICTION, HEDGE, ROLE, Reading, fired, registry
+from grounding_app.engine.checks import CONTRADICTION, HEDGE, ROLE, Reading, all_checks, fired
 from grounding_app.engine.lang import PROFILES
 
-CHECKS = registry()
+CHECKS = all_checks()
 CASES = [
     pytest.param(check, language, claim, passages, expected, id=f"{check.name}-{language}-{i}")
     for check in CHECKS

@@ -13,12 +13,18 @@ table, both ways (what it must catch, what it must leave alone), run by
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 CONTRADICTION = "contradiction"
 ROLE = "role"
 HEDGE = "hedge"
+
+# Which checks are on, per language: chosen by `lab/check_report.py` on fit_unseen's fit half
+# (a check whose firings are too often on supported claims is off by default).
+CHECKS_FILE = Path(__file__).resolve().parents[1] / "data" / "checks.json"
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,8 @@ class Check:
         return frozenset(self.cases)
 
 
-def registry() -> tuple[Check, ...]:
-    """Every check, in the order the pipeline runs them."""
+def all_checks() -> tuple[Check, ...]:
+    """Every check, in the order the pipeline runs them, whether on or off."""
     from grounding_app.engine.checks import (
         hedge,
         misplaced_number,
@@ -74,6 +80,21 @@ def registry() -> tuple[Check, ...]:
         role.CHECK,
         hedge.CHECK,
     )
+
+
+def registry(path: Path = CHECKS_FILE) -> tuple[Check, ...]:
+    """The checks that are on, in the order the pipeline runs them, each for the languages
+    `path` keeps it on for (its case table cut to them). A check the file does not name has
+    not been measured yet and runs for every language it declares."""
+    if not path.is_file():
+        return all_checks()
+    on: Mapping[str, list[str]] = json.loads(path.read_text(encoding="utf-8"))["on"]
+    kept = []
+    for check in all_checks():
+        languages = set(on.get(check.name, check.languages)) & check.languages
+        if languages:
+            kept.append(replace(check, cases={k: check.cases[k] for k in sorted(languages)}))
+    return tuple(kept)
 
 
 def fired(reading: Reading, language: str, checks: tuple[Check, ...]) -> set[str]:
