@@ -47,6 +47,7 @@ from grounding_app.engine.lang.en import (
     TENS,
     UNITS,
 )
+from grounding_app.engine.lang.sentences import CITATION_RUN
 
 __all__ = [
     "CITATION_RUN",
@@ -62,12 +63,6 @@ __all__ = [
 ]
 
 # --- citation markers ------------------------------------------------------------------
-
-_BRACKET_MARKER = r"\[\^?\d{1,3}(?:[ \t]*[,;–-][ \t]*\^?\d{1,3})*\]"
-_LENTICULAR_MARKER = r"【\d{1,3}(?::\d{1,3})?(?:†[^【】\n]{0,40})?】"
-# Not followed by "(" (a markdown link) or ":" (a reference definition).
-_MARKER = rf"(?:{_BRACKET_MARKER}|{_LENTICULAR_MARKER})(?![(:])"
-CITATION_RUN = rf"{_MARKER}(?:[ \t]*{_MARKER})*"
 
 _CITATIONS = re.compile(rf"^[ \t]*{CITATION_RUN}[ \t]*|[ \t]*{CITATION_RUN}", re.MULTILINE)
 
