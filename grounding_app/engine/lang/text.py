@@ -12,8 +12,10 @@ joiners it does not keep, never by a pattern of its own.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from grounding_app.engine.lang.en import NEGATIONS, STOPWORDS, stem
 
@@ -28,7 +30,7 @@ WORD_JOINERS = APOSTROPHES | frozenset('\u05f3\u05f4"')
 NAME_JOINERS = APOSTROPHES | frozenset(".-")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     """One run of the word pattern, with its character span in the text it was read from."""
 
@@ -38,29 +40,17 @@ class Token:
 
 
 def split_token(token: Token, keep: frozenset[str]) -> list[Token]:
-    """The parts of a token between the joiners that are not in `keep`."""
+    """The parts of a token between the joiners that are not in `keep` (a joiner stands
+    between two letters or digits, so every part starts and ends with one)."""
     parts: list[Token] = []
     begin = 0
     text = token.text
     for i, char in enumerate(text):
-        if char.isalnum() or char in keep:
-            continue
-        if i > begin:
+        if not char.isalnum() and char not in keep:
             parts.append(Token(text[begin:i], token.start + begin, token.start + i))
-        begin = i + 1
-    if begin < len(text):
-        parts.append(Token(text[begin:], token.start + begin, token.end))
-    return [_trimmed(p, keep) for p in parts if p.text.strip("".join(keep))]
-
-
-def _trimmed(part: Token, keep: frozenset[str]) -> Token:
-    """A part without the kept joiners left at its edges by a split ("U.S.-based": "U.S")."""
-    text = part.text
-    lead = len(text) - len(text.lstrip("".join(keep)))
-    tail = len(text) - len(text.rstrip("".join(keep)))
-    if not lead and not tail:
-        return part
-    return Token(text[lead : len(text) - tail], part.start + lead, part.end - tail)
+            begin = i + 1
+    parts.append(Token(text[begin:], token.start + begin, token.end))
+    return parts
 
 
 class Text:
@@ -111,11 +101,32 @@ class Text:
         )
 
 
-@lru_cache(maxsize=16384)
+# Readings kept, counted in characters of text: the largest request's facts (200 of
+# 10,000 characters) are 2 million, and a reading holds ~30 bytes a character once all
+# its views are read (tokens, words, stems).
+_KEPT_CHARACTERS = 2_000_000
+_kept: OrderedDict[str, Text] = OrderedDict()
+_kept_characters = 0
+_lock = threading.Lock()
+
+
 def read(text: str) -> Text:
     """The text's reading, shared by every reader of the same text (a request's answer and
-    facts are read by retrieval, each check, the judges and the unsupported-words step)."""
-    return Text(text)
+    facts are read by retrieval, each check, the judges and the unsupported-words step),
+    the least recently read dropped first."""
+    global _kept_characters
+    with _lock:
+        found = _kept.get(text)
+        if found is not None:
+            _kept.move_to_end(text)
+            return found
+        reading = Text(text)
+        _kept[text] = reading
+        _kept_characters += len(text)
+        while _kept_characters > _KEPT_CHARACTERS and len(_kept) > 1:
+            dropped, _ = _kept.popitem(last=False)
+            _kept_characters -= len(dropped)
+        return reading
 
 
 # Up to four capitalised words opening a sentence, after an optional "The".
