@@ -25,6 +25,7 @@ from grounding_app.engine.lang.en import (
     STOPWORDS,
     stem,
 )
+from grounding_app.engine.lang.numbers import unsupported as unsupported_numbers
 from grounding_app.engine.lang.sentences import sentences
 from grounding_app.engine.lang.text import Token, opening_name, read
 from grounding_app.engine.normalise import (
@@ -32,7 +33,6 @@ from grounding_app.engine.normalise import (
     canonical_numbers,
     date_spans,
     is_number_word,
-    number_forms,
     number_spans,
 )
 
@@ -263,16 +263,15 @@ def compare(claim: str, evidence: str) -> LexicalFeatures:
 
     Only the claim is checked, never the sentences before it: context helps find the
     evidence and read pronouns, but must not add or remove support by itself. Numbers
-    are compared by value (one with a scale word also by its bare figure, see
-    `normalise.number_forms`), so spelled-out ones are left out of the word coverage.
+    are compared by value, rounded, hedged or derived (`checks/numbers.py`), so
+    spelled-out ones are left out of the word coverage.
     """
     spelled = {stem(w) for w in words(claim) if is_number_word(w)}
     claim_stems = set(content_stems(claim)) - spelled
     evidence_stems = set(content_stems(evidence)) | {stem(w) for w in words(evidence)}
     covered = len(claim_stems & evidence_stems)
     coverage = covered / len(claim_stems) if claim_stems else 1.0
-    evidence_numbers = frozenset().union(*number_forms(evidence))
-    missing_numbers = len({forms for forms in number_forms(claim) if not forms & evidence_numbers})
+    missing_numbers = len(unsupported_numbers(claim, (evidence,)))
     evidence_words = {stem(w) for w in words(evidence)}
     missing_names = len(names(claim) - evidence_words - named_otherwise(claim, evidence))
     return LexicalFeatures(
