@@ -24,6 +24,7 @@ from grounding_app.engine.judges import (
     Judge,
 )
 from grounding_app.engine.lang import identify, language_name, profile
+from grounding_app.engine.lang.tokens import count_tokens
 from grounding_app.engine.lexical import content_stems, numbers, refers_back
 from grounding_app.engine.offsets import (
     OffsetError,
@@ -45,7 +46,6 @@ from grounding_app.engine.service import (
     verifier_id,
     warm_up_in_background,
 )
-from grounding_app.engine.tokens import count_tokens
 from grounding_app.engine.types import (
     CHECKED_BY,
     DEFAULT_CITATION_THRESHOLD,

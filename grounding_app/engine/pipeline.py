@@ -27,6 +27,7 @@ from grounding_app.engine.aggregate import AGGREGATOR_WEIGHTS, Aggregator, logit
 from grounding_app.engine.checks import (
     CONTRADICTION,
     HEDGE,
+    NUMBER,
     ROLE,
     Reading,
     fired,
@@ -105,6 +106,11 @@ class Settings:
     # enough to bring 0.99 below the threshold 0.6.
     role_penalty: float = 5.0
     hedge_penalty: float = 5.0
+    # A number of the claim the evidence does not state (`checks/numbers.py`): SPEC §1
+    # counts the claim as only partly true. The verifier misses some of these, and its
+    # `verifier.json` sets the price (3.5, chosen on dev); the feature judge weighs the
+    # same comparison as a fitted feature of its own, so by default it costs nothing here.
+    number_penalty: float = 0.0
     # Same-fact sentences shown on each side of each chosen passage, read but never
     # cited: the paragraph around the best match, for a judge that reads long windows.
     neighbours: int = 0
@@ -307,6 +313,7 @@ class GroundingEngine:
                 passages_per_fact=2,
                 neighbours=verifier.config.neighbours,
                 contradiction_penalty=verifier.config.contradiction_penalty,
+                number_penalty=verifier.config.missing_number_penalty,
             )
             aggregator = (
                 Aggregator.from_file(AGGREGATOR_WEIGHTS)
@@ -435,7 +442,8 @@ class GroundingEngine:
             return {i: _Verdict(0.0, []) for i in claims}
         order = list(claims)
         pools = index.candidates([claims[i] for i in order], self.settings.candidates_per_query)
-        penalties = self._penalties()
+        # The word-matching judge weighs the numbers comparison as its own fitted feature.
+        penalties = {**self._penalties(), NUMBER: 0.0}
         fact_passages: dict[int, list[Passage]] = {}
         for passage in sorted(index.passages, key=_position):
             fact_passages.setdefault(passage.fact, []).append(passage)
@@ -478,6 +486,7 @@ class GroundingEngine:
             CONTRADICTION: settings.contradiction_penalty,
             ROLE: settings.role_penalty,
             HEDGE: settings.hedge_penalty,
+            NUMBER: settings.number_penalty,
         }
 
     def _judge_claims(
@@ -554,7 +563,7 @@ class GroundingEngine:
                         logit(score),
                         *others[k],
                         *(float(kind in kinds) for kind in (CONTRADICTION, ROLE, HEDGE)),
-                        float(lexical.missing_numbers > 0),
+                        float(NUMBER in kinds),
                         float(min(lexical.missing_names, 3)),
                     )
                     if self.recorder is not None:

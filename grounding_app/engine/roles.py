@@ -25,10 +25,11 @@ from grounding_app.engine.lang.en import (
     NOT_AGENTS,
     STOPWORDS,
     THIRD_PERSON_PRONOUNS,
+    stem,
 )
-from grounding_app.engine.lexical import sentences, stem
+from grounding_app.engine.lang.sentences import sentences
+from grounding_app.engine.lang.text import read
 
-_TOKEN = re.compile(r"[^\W_]+(?:['\u2019.\-][^\W_]+)*", re.UNICODE)
 # A claim's clauses: "A proposed X, which B criticised" and "A tested X, and B funded it".
 _CLAUSE = re.compile(CLAUSE_BREAK, re.IGNORECASE)
 # Capitalised words that name no one who could do something, as stems.
@@ -50,7 +51,7 @@ def proper_names(texts: Sequence[str]) -> frozenset[str]:
     lower: set[str] = set()
     for passage in texts:
         for sentence in sentences(passage):
-            words = _TOKEN.findall(sentence)
+            words = [token.text for token in read(sentence).name_tokens]
             if not words:
                 continue
             lower.update(w for w in words if w[0].islower())
@@ -67,8 +68,8 @@ def proper_names(texts: Sequence[str]) -> frozenset[str]:
 def _tokens(text: str, proper: frozenset[str]) -> list[_Token]:
     """Content words, personal pronouns and "by" (which marks the doer of a passive)."""
     out = []
-    for match in _TOKEN.finditer(text):
-        word = match.group()
+    for token in read(text).name_tokens:
+        word = token.text
         lowered = word.lower()
         if lowered in THIRD_PERSON_PRONOUNS or lowered == "by":
             out.append(_Token(lowered, False))

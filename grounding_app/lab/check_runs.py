@@ -41,12 +41,31 @@ from grounding_app.engine import (
     GroundingEngine,
 )
 from grounding_app.engine.aggregate import Aggregator
-from grounding_app.engine.checks import Check, Reading, all_checks, registry
+from grounding_app.engine.checks import (
+    CONTRADICTION,
+    HEDGE,
+    NUMBER,
+    ROLE,
+    Check,
+    Reading,
+    all_checks,
+    registry,
+)
 from grounding_app.formats.grounding_jsonl import Example, read_examples
 from grounding_app.lab.evaluation import document_half
 from grounding_app.metrics import macro_balanced_accuracy, roc_auc
 
 Run = dict[str, Any]  # one recorded example, as written
+
+# The aggregator's feature for each check kind, as `pipeline._judge_claims` writes them.
+KIND_FEATURES = {
+    CONTRADICTION: "contradiction",
+    ROLE: "role",
+    HEDGE: "hedge",
+    NUMBER: "missing_number",
+}
+# Kinds word matching weighs itself, as a fitted feature: no penalty on its options.
+WORD_MATCHING_WEIGHS = frozenset({NUMBER})
 Option = dict[
     str, Any
 ]  # {"p": probability before penalties, "x": features | None, "checks": names}
@@ -149,12 +168,14 @@ def option_score(
     """An option's score with only the checks in `on`: the aggregator's (its check features
     rebuilt from those checks) where it has features, else the penalised probability."""
     fired = {kinds[name] for name in option["checks"] if name in on}
-    if aggregator is not None and option["x"] is not None:
-        x = [
-            float(name in fired) if name in penalties else value
-            for name, value in zip(features, option["x"], strict=True)
-        ]
-        return aggregator.score(x)
+    if option["x"] is not None:
+        if aggregator is not None:
+            x = list(option["x"])
+            for kind, feature in KIND_FEATURES.items():
+                x[features.index(feature)] = float(kind in fired)
+            return aggregator.score(x)
+    else:
+        fired -= WORD_MATCHING_WEIGHS
     return _discount(option["p"], sum(penalties[kind] for kind in fired))
 
 

@@ -233,13 +233,14 @@ def _runs_options(
     run: dict[str, Any], on: Mapping[str, Collection[str]], kinds: Mapping[str, str]
 ) -> list[np.ndarray]:
     """Per claim its options' features, the check flags from the checks `on` only."""
-    flags = {i: name for i, name in enumerate(AGGREGATE_FEATURES) if name in kinds.values()}
+    from grounding_app.lab.check_runs import KIND_FEATURES
+
     claims = []
     for claim in run["claims"]:
         names = {n for n, languages in on.items() if claim["language"] in languages}
         x = np.array([o["x"] for o in claim["options"]], dtype=np.float64)
-        for i, kind in flags.items():
-            x[:, i] = [
+        for kind, feature in KIND_FEATURES.items():
+            x[:, AGGREGATE_FEATURES.index(feature)] = [
                 float(any(kinds[n] == kind for n in o["checks"] if n in names))
                 for o in claim["options"]
             ]

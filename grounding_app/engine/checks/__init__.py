@@ -4,11 +4,11 @@ A check reads a claim against the evidence a judge was shown and says whether th
 evidence contradicts the claim in one known way (another name or number in the claim's
 place, a copied sentence with other words of the evidence swapped in, a number given to
 another role, a record's yes/no the other way round, the claim's action done by someone
-else, a hedge dropped). Each declares the languages its
-reading is written for; the pipeline runs the checks of the claim's language and lowers
-the judge's odds by the penalty of the check's kind. Each module carries its own case
-table, both ways (what it must catch, what it must leave alone), run by
-`tests/engine/test_checks.py` for every declared language.
+else, a hedge dropped, a number the evidence does not state). Each declares the
+languages its reading is written for; the pipeline runs the checks of the claim's
+language and lowers the judge's odds by the penalty of the check's kind. Each module
+carries its own case table, both ways (what it must catch, what it must leave alone),
+run by `tests/engine/test_checks.py` for every declared language.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from pathlib import Path
 CONTRADICTION = "contradiction"
 ROLE = "role"
 HEDGE = "hedge"
+# A number the evidence does not state, rounded, hedged or derived (`checks/numbers.py`).
+NUMBER = "number"
 
 # Which checks are on, per language: chosen by `lab/check_report.py` on fit_unseen's fit half
 # (a check whose firings are too often on supported claims is off by default).
@@ -50,7 +52,7 @@ class Reading:
 @dataclass(frozen=True)
 class Check:
     name: str
-    kind: str  # CONTRADICTION, ROLE or HEDGE: which penalty it carries
+    kind: str  # CONTRADICTION, ROLE, HEDGE or NUMBER: which penalty it carries
     fires: Callable[[Reading], bool]
     # Per language the check reads: (claim, evidence passages, fires?), both ways.
     cases: Mapping[str, tuple[tuple[str, tuple[str, ...], bool], ...]]
@@ -66,6 +68,7 @@ def all_checks() -> tuple[Check, ...]:
     from grounding_app.engine.checks import (
         hedge,
         misplaced_number,
+        numbers,
         record_flag,
         role,
         substitution,
@@ -76,6 +79,7 @@ def all_checks() -> tuple[Check, ...]:
         substitution.CHECK,
         swap.CHECK,
         misplaced_number.CHECK,
+        numbers.CHECK,
         record_flag.CHECK,
         role.CHECK,
         hedge.CHECK,
