@@ -8,6 +8,8 @@ their weights here adjust those penalties). A logistic model over them (`lab/fit
 fitted on `train.jsonl`, its bias set on `dev_realistic`'s select half so that the
 default threshold is the macro optimum) gives the option's probability of support. Without
 a fitted file the engine keeps the verifier's score with the checks' fixed penalties.
+None ships: the fit on fit_unseen's fit half (`fit_aggregator fit-runs`) wins on its
+report half but lowers dev_realistic's (docs/checks.md has the figures).
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
+from grounding_app.engine.aggregate import Aggregator
 from grounding_app.engine.checks import CHECKS_FILE, all_checks
 from grounding_app.lab.check_runs import (
     Run,
@@ -47,6 +48,12 @@ PRECISION_FLOOR = 0.75
 # Under this many firings on the fit half the data cannot judge a check: it stays on, held
 # by its own case table.
 MIN_FIRINGS = 10
+# Checks the floor puts below that stay on for now, per language, and why: switched off,
+# the real engine fails 11 traps of tests/engine/test_traps.py (entities swapped between
+# facts, numbers in words or without separators, questions that assert a wrong number),
+# which issue 31 asks to pass, and dev_realistic's report half falls 0.7884 -> 0.7875.
+# Empty this to apply the floor as measured (docs/checks.md).
+HELD_ON: dict[str, tuple[str, ...]] = {"substitution": ("en",), "numbers": ("en",)}
 FITTABLE = ("check_covid", "diasumfact_qmsum")
 SELECT_ON = "fit_unseen.jsonl"
 FIT_HALF = "select"  # `evaluation.document_half`'s name for the half choices are made on
@@ -158,6 +165,14 @@ def compared(runs_dir: Path) -> dict[str, list[Run]]:
     return out
 
 
+def held(floor: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """The floor's choice with `HELD_ON`'s languages kept on."""
+    return {
+        name: sorted(set(languages) | set(HELD_ON.get(name, ())))
+        for name, languages in floor.items()
+    }
+
+
 def build(runs_dir: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     meta: dict[str, Any] = {}
@@ -167,12 +182,13 @@ def build(runs_dir: Path) -> dict[str, Any]:
             group: check_figures(among, meta["kinds"], meta["penalties"])
             for group, among in groups(name, runs).items()
         }
-    on = select(figures[SELECT_ON]["fit half (fittable)"])
+    floor = select(figures[SELECT_ON]["fit half (fittable)"])
+    on = held(floor)
     kinds, penalties, every = meta["kinds"], meta["penalties"], checks_on(all_checks())
     engines = {
         group: {
             "today (every check)": macro_figures(among, every, kinds, penalties),
-            "checks selected": macro_figures(among, on, kinds, penalties),
+            "the floor applied": macro_figures(among, floor, kinds, penalties),
         }
         for group, among in compared(runs_dir).items()
     }
@@ -180,6 +196,8 @@ def build(runs_dir: Path) -> dict[str, Any]:
         "precision_floor": PRECISION_FLOOR,
         "min_firings": MIN_FIRINGS,
         "selected_on": f"{SELECT_ON}: {' + '.join(FITTABLE)}, {FIT_HALF} half by document",
+        "floor": floor,
+        "held_on": {name: list(languages) for name, languages in HELD_ON.items()},
         "on": on,
         "runs": {n: read_runs(runs_dir / n)[1]["runs"] for n in FILES},
         "engines": engines,
@@ -202,9 +220,13 @@ def render(shipped: Mapping[str, Any]) -> str:
         f"Precision floor {shipped['precision_floor']:g}, judged at"
         f" {shipped['min_firings']} firings or more, on {shipped['selected_on']}.",
         "",
-        "| check | on for |",
-        "|---|---|",
-        *(f"| {n} | {', '.join(ls) or 'off'} |" for n, ls in shipped["on"].items()),
+        "| check | the floor keeps it on for | held on for | on for (shipped) |",
+        "|---|---|---|---|",
+        *(
+            f"| {n} | {', '.join(shipped['floor'][n]) or 'none'} |"
+            f" {', '.join(shipped['held_on'].get(n, [])) or '-'} | {', '.join(ls) or 'off'} |"
+            for n, ls in shipped["on"].items()
+        ),
         "",
         "Engines replayed from the runs: macro balanced accuracy at 0.6 / macro ROC AUC over"
         " sources.",
@@ -234,6 +256,34 @@ def render(shipped: Mapping[str, Any]) -> str:
     return "\n".join([*lines, END])
 
 
+def compare(old: Path, old_meta: Path, runs_dir: Path, aggregator: Path | None) -> None:
+    """Another engine's run (every check it had on) beside today's selected checks, and with
+    `aggregator` when given, on the examples both runs hold, per group of `compared`."""
+    meta = json.loads(old_meta.read_text(encoding="utf-8"))
+    before = {
+        r["id"]: r for r in (json.loads(line) for line in old.read_text().splitlines() if line)
+    }
+    on = json.loads(CHECKS_FILE.read_text())["on"]
+    _, now = read_runs(runs_dir / SELECT_ON)
+    fitted = Aggregator.from_file(aggregator) if aggregator else None
+    old_on = {name: ("en", "he") for name in meta["kinds"]}
+    print("group | examples | old macro BA / AUC | new | new with the aggregator")
+    for group, among in compared(runs_dir).items():
+        both = [r for r in among if r["id"] in before]
+        if not both:
+            continue
+        f_old = macro_figures(
+            [before[r["id"]] for r in both], old_on, meta["kinds"], meta["penalties"]
+        )
+        f_new = macro_figures(both, on, now["kinds"], now["penalties"])
+        f_agg = macro_figures(both, on, now["kinds"], now["penalties"], fitted)
+        print(
+            f"{group} | {len(both)} | {f_old['macro_ba']:.4f} / {f_old['macro_auc']:.4f}"
+            f" | {f_new['macro_ba']:.4f} / {f_new['macro_auc']:.4f}"
+            f" | {f_agg['macro_ba']:.4f} / {f_agg['macro_auc']:.4f}"
+        )
+
+
 def replace_block(doc: str, block: str) -> str:
     start, end = doc.find(BEGIN), doc.find(END)
     if start < 0 or end < start:
@@ -247,7 +297,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true")
     mode.add_argument("--check", action="store_true")
+    mode.add_argument(
+        "--compare", nargs=2, type=Path, metavar=("OLD_RUNS", "OLD_META"), help="see compare()"
+    )
+    parser.add_argument("--aggregator", type=Path, help="with --compare")
     args = parser.parse_args(argv)
+    if args.compare:
+        old, old_meta = args.compare
+        compare(old, old_meta, args.runs, args.aggregator)
+        return
     if args.write:
         CHECKS_FILE.write_text(json.dumps(build(args.runs), indent=2) + "\n")
     shipped = json.loads(CHECKS_FILE.read_text())

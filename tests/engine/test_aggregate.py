@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from grounding_app.engine.aggregate import FEATURES, Aggregator, logit
+from grounding_app.engine.checks import all_checks
 from grounding_app.engine.encoders import HashingEncoder
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.types import CheckRequest, Fact
@@ -22,8 +23,15 @@ def request(answer: str) -> CheckRequest:
     return CheckRequest(answer, FACTS, enable_claim_level_score=True)
 
 
+def engine_with_every_check(aggregator: Aggregator | None = None) -> GroundingEngine:
+    """The substitution check read here is off by default (docs/checks.md): run them all."""
+    engine = GroundingEngine(HashingEncoder(), _Judge(), aggregator=aggregator)
+    engine.checks = all_checks()
+    return engine
+
+
 def test_the_recorder_gets_every_option_with_its_checks():
-    engine = GroundingEngine(HashingEncoder(), _Judge())
+    engine = engine_with_every_check()
     seen: list[tuple[int, tuple[float, ...]]] = []
     engine.recorder = lambda claim, features: seen.append((claim, features))
     engine.check(request("Rome is the capital of Austria."))
@@ -35,7 +43,7 @@ def test_the_recorder_gets_every_option_with_its_checks():
 
 
 def test_without_an_aggregator_the_fixed_penalty_applies():
-    engine = GroundingEngine(HashingEncoder(), _Judge())
+    engine = engine_with_every_check()
     (claim,) = engine.check(request("Rome is the capital of Austria.")).claims
     penalty = engine.settings.contradiction_penalty
     assert math.isclose(claim.score, 0.8 / (0.8 + 0.2 * math.exp(penalty)))
@@ -44,11 +52,11 @@ def test_without_an_aggregator_the_fixed_penalty_applies():
 def test_an_aggregator_replaces_the_penalties():
     # Weights that read the verifier alone, and one that reads only the contradiction.
     alone = Aggregator(tuple(1.0 if f == "verifier" else 0.0 for f in FEATURES), 0.0)
-    engine = GroundingEngine(HashingEncoder(), _Judge(), aggregator=alone)
+    engine = engine_with_every_check(alone)
     (claim,) = engine.check(request("Rome is the capital of Austria.")).claims
     assert math.isclose(claim.score, 0.8)
     sinking = Aggregator(tuple(-9.0 if f == "contradiction" else 0.0 for f in FEATURES), 2.0)
-    engine = GroundingEngine(HashingEncoder(), _Judge(), aggregator=sinking)
+    engine = engine_with_every_check(sinking)
     wrong, right = engine.check(
         request("Rome is the capital of Austria. Vienna is the capital of Austria.")
     ).claims

@@ -12,9 +12,11 @@ from grounding_app.lab.check_report import (
     BEGIN,
     DOC,
     END,
+    HELD_ON,
     MIN_FIRINGS,
     PRECISION_FLOOR,
     check_figures,
+    held,
     render,
     replace_block,
     select,
@@ -42,8 +44,10 @@ def test_the_checks_on_are_those_the_floor_keeps_on_the_fit_half():
     assert SHIPPED["precision_floor"] == PRECISION_FLOOR
     assert SHIPPED["min_firings"] == MIN_FIRINGS
     fit_half = SHIPPED["figures"]["fit_unseen.jsonl"]["fit half (fittable)"]
-    assert select(fit_half) == SHIPPED["on"]
-    for name, languages in SHIPPED["on"].items():
+    assert select(fit_half) == SHIPPED["floor"]
+    assert held(SHIPPED["floor"]) == SHIPPED["on"]
+    assert SHIPPED["held_on"] == {n: list(ls) for n, ls in HELD_ON.items()}
+    for name, languages in SHIPPED["floor"].items():
         for language, f in fit_half.get(name, {}).items():
             below = f["firings"] >= MIN_FIRINGS and f["precision"] < PRECISION_FLOOR
             assert (language in languages) is not below, (name, language, f)
@@ -72,6 +76,13 @@ def _figures(firings: int, precision: float) -> dict:
 )
 def test_select_turns_off_a_check_below_the_floor(figures, on):
     assert select({"substitution": figures})["substitution"] == on
+
+
+def test_a_held_check_stays_on_for_its_held_languages_only():
+    floor = {"substitution": [], "hedge": ["he"]}
+    on = held(floor)
+    assert on["substitution"] == sorted(HELD_ON.get("substitution", ()))
+    assert on["hedge"] == sorted({"he", *HELD_ON.get("hedge", ())})
 
 
 def test_a_check_keeps_every_language_no_data_speaks_against():
