@@ -36,7 +36,7 @@ from grounding_app.engine.checks import (
 from grounding_app.engine.claims import (
     asserted_statement,
     needs_grounding_check,
-    split_sentences,
+    split_claims,
     strip_list_marker,
 )
 from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
@@ -331,13 +331,18 @@ class GroundingEngine:
         return cls(encoder, FeatureJudge.from_file(encoder))
 
     def check(self, request: CheckRequest) -> CheckResponse:
-        sentences = split_sentences(request.answer)
-        texts = [_readable(strip_list_marker(s.text)) for s in sentences]
+        sentences = split_claims(request.answer)
+        texts = [
+            _readable(strip_list_marker(s.text if s.reading is None else s.reading))
+            for s in sentences
+        ]
         # Each sentence's language: a confident reading of the sentence, else the answer's.
         languages = [identify(t, request.answer, self.languages) for t in texts]
         required = [
-            needs_grounding_check(t) and not profile(lang).is_reaction(t)
-            for t, lang in zip(texts, languages, strict=True)
+            s.no_check_reason is None
+            and needs_grounding_check(t)
+            and not profile(lang).is_reaction(t)
+            for s, t, lang in zip(sentences, texts, languages, strict=True)
         ]
         # A checked question is read as the statement it asserts ("Did you know that X?").
         texts = [
@@ -347,7 +352,7 @@ class GroundingEngine:
         checked = [i for i, need in enumerate(required) if need]
         read = [i for i in checked if languages[i] in self.languages]
         matched = [i for i in checked if languages[i] not in self.languages]
-        contexts = {i: self._context(texts, required, i) for i in read}
+        contexts = {i: self._context(texts, required, i, sentences[i].lead_in) for i in read}
         # Facts are cut into passages (and indexed, when many) only for checked claims.
         index = PassageIndex(request.facts if checked else ())
         verdicts = self._judge_claims(
@@ -388,6 +393,7 @@ class GroundingEngine:
                     score=score,
                     language=languages[i] if required[i] else None,
                     checked_by=checked_by.get(i),
+                    no_check_reason=sentence.no_check_reason,
                 )
             )
         explained = [c for c in claims if c.grounding_check_required and not c.citation_indices]
@@ -421,12 +427,16 @@ class GroundingEngine:
         )
 
     @staticmethod
-    def _context(texts: Sequence[str], required: Sequence[bool], index: int) -> str:
-        """The checked sentences before a claim that refers back ("It ...", "The film ...")."""
+    def _context(
+        texts: Sequence[str], required: Sequence[bool], index: int, lead_in: str = ""
+    ) -> str:
+        """The checked sentences before a claim that refers back ("It ...", "The film ..."),
+        after the sentence that introduces a list item or table row ("The cast includes:")."""
+        lead = _readable(lead_in)
         if not refers_back(texts[index]):
-            return ""
-        before = [texts[j] for j in range(index) if required[j]]
-        return " ".join(before[-CONTEXT_SENTENCES:])
+            return lead
+        before = [texts[j] for j in range(index) if required[j]][-CONTEXT_SENTENCES:]
+        return " ".join(([lead] if lead and lead not in before else []) + before)
 
     def _match_claims(
         self, index: PassageIndex, claims: dict[int, str], languages: Sequence[str]

@@ -34,6 +34,15 @@ MAX_PHRASES = 8  # phrases refined per claim; more would be a sentence, not a po
 
 _APOSTROPHE = "\u2019"
 _WORD = re.compile(rf"\w+(?:[.,'{_APOSTROPHE}:/-]\w+)*")
+# Markdown the reader never sees as words: a link's destination and title ("[Paris](
+# https://...)"), a reference definition's URL. Words in them are no claim's words, and
+# phrases do not run across Markdown marks ("**", "`", "](", "|"), which would show them.
+_LINK_TARGET = re.compile(
+    r"\]\(\s*(?:<[^>\n]*>|[^\s)]*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+    r"|^\s*\[[^\]\n]+\]:\s*\S+",
+    re.MULTILINE,
+)
+_MARKS = frozenset("*_`~[]()<>|#\\")
 
 
 @dataclass(frozen=True)
@@ -70,14 +79,21 @@ def is_content(word: str) -> bool:
 
 
 def words(text: str, offset: int = 0) -> list[Word]:
-    """The words of `text` with UTF-8 byte spans, `offset` bytes into the answer."""
+    """The words of `text` with UTF-8 byte spans, `offset` bytes into the answer.
+
+    Underscores at a word's ends are Markdown emphasis ("_Titanic_"), not the word.
+    """
     out = []
     at_char, at_byte = 0, offset
     for match in _WORD.finditer(text):
-        at_byte += len(text[at_char : match.start()].encode("utf-8"))
-        end = at_byte + len(match[0].encode("utf-8"))
-        out.append(Word(at_byte, end, match[0]))
-        at_char, at_byte = match.end(), end
+        word = match[0].strip("_")
+        if not word:
+            continue
+        start = match.start() + match[0].index(word)
+        at_byte += len(text[at_char:start].encode("utf-8"))
+        end = at_byte + len(word.encode("utf-8"))
+        out.append(Word(at_byte, end, word))
+        at_char, at_byte = start + len(word), end
     return out
 
 
@@ -115,12 +131,25 @@ def matched_otherwise(claim: str, evidence: str) -> frozenset[str]:
 
 
 def absent_phrases(claim: str, offset: int, vocab: frozenset[str]) -> list[tuple[int, int]]:
-    """Byte spans of runs of adjacent content words missing from `vocab`."""
+    """Byte spans of runs of adjacent content words missing from `vocab`, as the claim
+    reads rendered: no words of link destinations, no run across a Markdown mark."""
+    raw = claim.encode("utf-8")
+    hidden = [
+        (
+            offset + len(claim[: m.start()].encode("utf-8")),
+            offset + len(claim[: m.end()].encode("utf-8")),
+        )
+        for m in _LINK_TARGET.finditer(claim)
+    ]
     phrases: list[tuple[int, int]] = []
-    joined = False  # the previous word was missing too
+    joined = False  # the previous word was missing too, with nothing but text between
     for word in words(claim, offset):
+        if any(start <= word.start < end for start, end in hidden):
+            joined = False
+            continue
         missing = is_content(word.text) and not _known(word.text, vocab)
-        if missing and joined:
+        gap = raw[phrases[-1][1] - offset : word.start - offset] if phrases else b""
+        if missing and joined and not _MARKS.intersection(gap.decode("utf-8")):
             phrases[-1] = (phrases[-1][0], word.end)
         elif missing:
             phrases.append((word.start, word.end))
