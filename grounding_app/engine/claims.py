@@ -138,10 +138,21 @@ def _cell_text(inline: Token) -> str:
     return "".join(out).strip()
 
 
+def _label(header: str) -> str:
+    """A column header as a label: its capitalised words in lower case ("Box Office" ->
+    "box office"), acronyms and names in capitals kept ("GDP", "USA"). Read capitalised,
+    "Film: Titanic; Year: 1997" made the verifier look for names called "Film" and
+    "Year" in the evidence and scored a true row 0.02; "film: Titanic; year: 1997" 0.75."""
+    return " ".join(
+        word.lower() if word[:1].isupper() and word[1:].islower() else word
+        for word in header.split()
+    )
+
+
 def _row_reading(headers: list[str], cells: list[str]) -> str:
     """A data row as the judge reads it: "header: cell; header: cell", empty cells out."""
     return "; ".join(
-        f"{header}: {cell}" if header else cell
+        f"{_label(header)}: {cell}" if header else cell
         for header, cell in zip(headers, cells, strict=False)
         if cell
     )

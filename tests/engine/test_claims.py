@@ -575,8 +575,8 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
         [
             ("| Film | Year |", H, None, ""),
             ("|---|---|", R, None, ""),
-            ("| Titanic | 1997 |", None, "Film: Titanic; Year: 1997", ""),
-            ("| Avatar | 2009 |", None, "Film: Avatar; Year: 2009", ""),
+            ("| Titanic | 1997 |", None, "film: Titanic; year: 1997", ""),
+            ("| Avatar | 2009 |", None, "film: Avatar; year: 2009", ""),
         ],
     ),
     # No leading or trailing pipes; alignment rows; a missing cell and an empty one.
@@ -585,8 +585,8 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
         [
             ("Film | Year | Note", H, None, ""),
             (":---: | ---: | :---", R, None, ""),
-            ("Titanic | 1997", None, "Film: Titanic; Year: 1997", ""),
-            ("Avatar | | big", None, "Film: Avatar; Note: big", ""),
+            ("Titanic | 1997", None, "film: Titanic; year: 1997", ""),
+            ("Avatar | | big", None, "film: Avatar; note: big", ""),
         ],
     ),
     # Escaped pipes and inline code with an escaped pipe stay in their cell; emphasis,
@@ -600,7 +600,21 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
             (
                 "| `a \\| b` | **either** a or b. See [docs](https://x.org/a). |",
                 None,
-                "Op: a | b; Means: either a or b. See docs.",
+                "op: a | b; means: either a or b. See docs.",
+                "",
+            ),
+        ],
+    ),
+    # Headers are labels: capitalised words in lower case, acronyms and names kept.
+    (
+        "| Country | GDP | Head of State |\n|---|---|---|\n| France | $3.0T | Emmanuel Macron |",
+        [
+            ("| Country | GDP | Head of State |", H, None, ""),
+            ("|---|---|---|", R, None, ""),
+            (
+                "| France | $3.0T | Emmanuel Macron |",
+                None,
+                "country: France; GDP: $3.0T; head of state: Emmanuel Macron",
                 "",
             ),
         ],
@@ -625,13 +639,13 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
             (
                 "| Titanic | 1997 |",
                 None,
-                "Film: Titanic; Year: 1997",
+                "film: Titanic; year: 1997",
                 "Cameron directed these films:",
             ),
             (
                 "| Avatar | 2009 |",
                 None,
-                "Film: Avatar; Year: 2009",
+                "film: Avatar; year: 2009",
                 "Cameron directed these films:",
             ),
         ],
@@ -644,7 +658,7 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
             ("- Two of them:", None, None, "**The films:**"),
             ("| Film | Year |", H, None, "Two of them:"),
             ("|---|---|", R, None, "Two of them:"),
-            ("| Titanic | 1997 |", None, "Film: Titanic; Year: 1997", "Two of them:"),
+            ("| Titanic | 1997 |", None, "film: Titanic; year: 1997", "Two of them:"),
         ],
     ),
     # A table that starts on a list item's own line keeps the marker in the header piece.
@@ -704,7 +718,7 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
             ("Films:", None, None, ""),
             ("| Film | Year |", H, None, "Films:"),
             ("|---|---|", R, None, "Films:"),
-            ("| Titanic | 1997 |", None, "Film: Titanic; Year: 1997", "Films:"),
+            ("| Titanic | 1997 |", None, "film: Titanic; year: 1997", "Films:"),
             ("```\r\nx\r\n```", C, None, ""),
         ],
     ),
@@ -718,7 +732,7 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
             ("| טיטאניק | 1997 |", None, "סרט: טיטאניק; שנה: 1997", "סרטים:"),
             ("Été 🎬 | Ünï", H, None, ""),
             ("--- | ---", R, None, ""),
-            ("à | ü", None, "Été 🎬: à; Ünï: ü", ""),
+            ("à | ü", None, "été 🎬: à; ünï: ü", ""),
         ],
     ),
 ]

@@ -52,8 +52,49 @@ def test_table_rows_code_and_list_items_as_the_judge_reads_them() -> None:
         ("- Kate Winslet", True, None),
     ]
     read = {claim.claim: claim.context for claim in judge.read}
-    assert read["Film: Titanic; Year: 1997"] == "James Cameron directed these films:"
+    assert read["film: Titanic; year: 1997"] == "James Cameron directed these films:"
     assert read["Kate Winslet"] == "The cast includes:"
     assert not any("|" in claim or "```" in claim for claim in read)
     structure = [c for c in response.claims if c.no_check_reason]
     assert all(not c.citation_indices and c.score is None for c in structure)
+
+
+FILMS_TABLE = (
+    "Films by James Cameron:\n\n"
+    "| Film | Year | Box office |\n"
+    "|---|---|---|\n"
+    "| Titanic | 1997 | $2.264 billion |\n"
+    "| Avatar | 2009 | $2.923 billion |\n"
+    "| Avatar | 2012 | $2.923 billion |\n"
+    "| Titanic | 1997 | $1.1 billion |\n\n"
+    "Titanic's cast includes:\n\n"
+    "- Kate Winslet\n"
+    "- Brad Pitt\n"
+)
+FILMS_FACTS = (
+    Fact(
+        "Titanic is a 1997 American epic romantic disaster film directed by James Cameron. "
+        "It stars Kate Winslet and Leonardo DiCaprio. It grossed $2.264 billion worldwide."
+    ),
+    Fact(
+        "Avatar is a 2009 science fiction film directed by James Cameron. It grossed "
+        "$2.923 billion, the highest of any film."
+    ),
+)
+
+
+def test_the_table_trap_with_the_shipped_engine() -> None:
+    """Rows read as "film: Titanic; year: 1997; box office: ...": true rows supported,
+    a wrong year or box office unsupported; a list item read with its lead-in."""
+    response = GroundingEngine.default().check(
+        CheckRequest(FILMS_TABLE, FILMS_FACTS, enable_claim_level_score=True)
+    )
+    verdicts = {
+        c.text: bool(c.citation_indices) for c in response.claims if c.grounding_check_required
+    }
+    assert verdicts["| Titanic | 1997 | $2.264 billion |"]
+    assert verdicts["| Avatar | 2009 | $2.923 billion |"]
+    assert not verdicts["| Avatar | 2012 | $2.923 billion |"]
+    assert not verdicts["| Titanic | 1997 | $1.1 billion |"]
+    assert verdicts["- Kate Winslet"] and not verdicts["- Brad Pitt"]
+    assert "| Film | Year | Box office |" not in verdicts and "|---|---|---|" not in verdicts
