@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from grounding_app.engine.lang import he
 from grounding_app.engine.lang.en import UNMARKED_WORDS
+from grounding_app.engine.lang.sentences import sentences as split
+from grounding_app.engine.lang.text import read
 from grounding_app.engine.lexical import named_otherwise, stem
 from grounding_app.engine.normalise import dates_held
 
@@ -33,7 +35,6 @@ MIN_GAIN = 0.1
 MAX_PHRASES = 8  # phrases refined per claim; more would be a sentence, not a pointer
 
 _APOSTROPHE = "\u2019"
-_WORD = re.compile(rf"\w+(?:[.,'{_APOSTROPHE}:/-]\w+)*")
 # Markdown the reader never sees as words: a link's destination and title ("[Paris](
 # https://...)"), a reference definition's URL. Words in them are no claim's words, and
 # phrases do not run across Markdown marks ("**", "`", "](", "|"), which would show them.
@@ -53,23 +54,13 @@ class Word:
 
 
 def _fold(word: str) -> str:
-    """Case, accents, thousands separators and common English endings away, so that
+    """Case, accents and thousands separators away, and the word stemmed, so that
     "movies"/"movie", "starred"/"stars" and "1,500"/"1500" meet."""
     decomposed = unicodedata.normalize("NFKD", word.casefold().replace(_APOSTROPHE, "'"))
     folded = "".join(c for c in decomposed if not unicodedata.combining(c))
     if any(c.isdigit() for c in folded):
         return folded.replace(",", "")
-    folded = folded.removesuffix("'s")
-    for ending, replacement in (("ies", "i"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
-        stem = folded[: -len(ending)] + replacement
-        if folded.endswith(ending) and not folded.endswith("ss") and len(stem) >= 3:
-            if ending in ("ed", "ing") and stem[-1] == stem[-2]:
-                stem = stem[:-1]
-            folded = stem
-            break
-    if len(folded) > 3 and folded[-1] in "ey":
-        folded = folded[:-1] if folded[-1] == "e" else folded[:-1] + "i"
-    return folded
+    return stem(folded.removesuffix("'s"))
 
 
 def is_content(word: str) -> bool:
@@ -79,21 +70,16 @@ def is_content(word: str) -> bool:
 
 
 def words(text: str, offset: int = 0) -> list[Word]:
-    """The words of `text` with UTF-8 byte spans, `offset` bytes into the answer.
-
-    Underscores at a word's ends are Markdown emphasis ("_Titanic_"), not the word.
-    """
+    """The words of `text` (whole tokens: "2,102,650", "U.S.", "example.com/a") with
+    UTF-8 byte spans, `offset` bytes into the answer. No token holds an underscore, so
+    Markdown emphasis ("_Titanic_") is never part of a word."""
     out = []
     at_char, at_byte = 0, offset
-    for match in _WORD.finditer(text):
-        word = match[0].strip("_")
-        if not word:
-            continue
-        start = match.start() + match[0].index(word)
-        at_byte += len(text[at_char:start].encode("utf-8"))
-        end = at_byte + len(word.encode("utf-8"))
-        out.append(Word(at_byte, end, word))
-        at_char, at_byte = start + len(word), end
+    for token in read(text).tokens:
+        at_byte += len(text[at_char : token.start].encode("utf-8"))
+        end = at_byte + len(token.text.encode("utf-8"))
+        out.append(Word(at_byte, end, token.text))
+        at_char, at_byte = token.end, end
     return out
 
 
@@ -157,14 +143,11 @@ def absent_phrases(claim: str, offset: int, vocab: frozenset[str]) -> list[tuple
     return phrases
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
 def evidence_passages(claim: str, fact: str, keep: int = 2) -> str:
     """The fact's `keep` sentences sharing most words with the claim, in their order:
     what the verifier reads (it would truncate a whole long fact)."""
     wanted = {_fold(w.text) for w in words(claim) if is_content(w.text)}
-    sentences = _SENTENCE_END.split(fact)
+    sentences = split(fact) or [fact]
     ranked = sorted(
         range(len(sentences)), key=lambda i: (-len(wanted & vocabulary(sentences[i])), i)
     )
