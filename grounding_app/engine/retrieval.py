@@ -13,6 +13,7 @@ A judge trained on prose reads such statements, but not braces, quotes and ``tru
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import re
@@ -24,6 +25,7 @@ import numpy as np
 
 from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lang import CJK_RUN, bigrams, extra_forms
+from grounding_app.engine.lang.text import read
 from grounding_app.engine.lexical import content_stems, numbers
 from grounding_app.engine.offsets import byte_prefix, char_index
 from grounding_app.engine.types import Fact
@@ -38,8 +40,6 @@ MAX_PASSAGE_WORDS = 60
 DENSE_ONLY_LIMIT = 24
 # How far past its k best a query's ties with the k-th passage are followed (k x this).
 TIE_WIDENING = 4
-
-_WORD_SPAN = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -58,13 +58,16 @@ class Passage:
 
 
 def _cut_long(fact: int, text: str, start: int, end: int) -> list[Passage]:
-    """Split one over-long sentence into word-bounded pieces (offsets kept exact)."""
-    spans = [(m.start() + start, m.end() + start) for m in _WORD_SPAN.finditer(text[start:end])]
+    """Split one over-long sentence into pieces of `MAX_PASSAGE_WORDS` words that tile it:
+    each ends where the next one's first word starts (offsets kept exact)."""
+    tokens = read(text[start:end]).tokens
+    cuts = [
+        start + tokens[i].start for i in range(MAX_PASSAGE_WORDS, len(tokens), MAX_PASSAGE_WORDS)
+    ]
     pieces = []
-    for i in range(0, len(spans), MAX_PASSAGE_WORDS):
-        group = spans[i : i + MAX_PASSAGE_WORDS]
-        a, b = group[0][0], group[-1][1]
-        pieces.append(Passage(fact, a, b, text[a:b]))
+    for a, b in itertools.pairwise([start, *cuts, end]):
+        piece = text[a:b].rstrip()
+        pieces.append(Passage(fact, a, a + len(piece), piece))
     return pieces
 
 

@@ -54,23 +54,13 @@ class Word:
 
 
 def _fold(word: str) -> str:
-    """Case, accents, thousands separators and common English endings away, so that
+    """Case, accents and thousands separators away, and the word stemmed, so that
     "movies"/"movie", "starred"/"stars" and "1,500"/"1500" meet."""
     decomposed = unicodedata.normalize("NFKD", word.casefold().replace(_APOSTROPHE, "'"))
     folded = "".join(c for c in decomposed if not unicodedata.combining(c))
     if any(c.isdigit() for c in folded):
         return folded.replace(",", "")
-    folded = folded.removesuffix("'s")
-    for ending, replacement in (("ies", "i"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
-        stem = folded[: -len(ending)] + replacement
-        if folded.endswith(ending) and not folded.endswith("ss") and len(stem) >= 3:
-            if ending in ("ed", "ing") and stem[-1] == stem[-2]:
-                stem = stem[:-1]
-            folded = stem
-            break
-    if len(folded) > 3 and folded[-1] in "ey":
-        folded = folded[:-1] if folded[-1] == "e" else folded[:-1] + "i"
-    return folded
+    return stem(folded.removesuffix("'s"))
 
 
 def is_content(word: str) -> bool:
@@ -80,9 +70,9 @@ def is_content(word: str) -> bool:
 
 
 def words(text: str, offset: int = 0) -> list[Word]:
-    """The words of `text` with UTF-8 byte spans, `offset` bytes into the answer: the
-    language profile's tokens, whole ("1,500", "U.S.", "https://a.org/x" stay one), so
-    no underscore of Markdown emphasis ("_Titanic_") is part of a word."""
+    """The words of `text` (whole tokens: "2,102,650", "U.S.", "example.com/a") with
+    UTF-8 byte spans, `offset` bytes into the answer. No token holds an underscore, so
+    Markdown emphasis ("_Titanic_") is never part of a word."""
     out = []
     at_char, at_byte = 0, offset
     for token in read(text).tokens:
