@@ -41,6 +41,11 @@ class _Token:
     name: bool
 
 
+def clauses(text: str) -> list[str]:
+    """A claim's clauses: "A proposed X, which B criticised" gives two."""
+    return [clause for clause in _CLAUSE.split(text) if clause.strip()]
+
+
 def proper_names(texts: Sequence[str]) -> frozenset[str]:
     """Stems the texts write capitalised where no sentence starts (or in a run of capitals
     that does), and never in lower case: their names, by which a lower-case claim's
@@ -157,14 +162,14 @@ def misattributes(claim: str, evidence: Sequence[str], names: frozenset[str] = f
     """
     proper = names | proper_names(evidence)
     read = [_tokens(s, proper) for passage in evidence for s in sentences(passage)]
-    clauses = [[t for t in _tokens(c, proper) if t.stem != "by"] for c in _CLAUSE.split(claim)]
-    subjects = [_subject(clause) for clause in clauses]
+    tokens = [[t for t in _tokens(c, proper) if t.stem != "by"] for c in clauses(claim)]
+    subjects = [_subject(clause) for clause in tokens]
     # Names the claim mentions but not as a doer ("raids in the West Bank") are no rivals.
     mentioned = frozenset(
-        stem for clause in clauses for _, group in _names(clause) for stem in group
+        stem for clause in tokens for _, group in _names(clause) for stem in group
     ) - frozenset().union(*(s for s in subjects if s))
     return any(
         _done_by_another(clause, subject, read, mentioned)
-        for clause, subject in zip(clauses, subjects, strict=True)
+        for clause, subject in zip(tokens, subjects, strict=True)
         if subject
     )

@@ -390,3 +390,16 @@ UNMARKED_WORDS = frozenset(
     das
     """.split()
 )
+
+# --- records: how a claim says a record's "yes" ----------------------------------------
+
+# A record's yes/no key ("outdoor seating: yes") is claimed in words that add nothing but
+# that the thing is there to have: "customers can make reservations", "outdoor seating is
+# available", "they offer free WiFi". A claim whose other words are all such words states
+# no more than the record's yes or no (`checks/record_flag.py`).
+OFFERING_WORDS = frozenset(
+    """available availability offer offers offered offering provide provides provided
+    accept accepts accepted take takes taken make makes allow allows allowed permit
+    permits permitted welcome welcomes option options possible customer customers guest
+    guests diner diners visitor visitors patron patrons people""".split()
+)
