@@ -525,6 +525,8 @@ class GroundingEngine:
         # for claims that no earlier option supports beyond doubt (`ENOUGH_SUPPORT`), so
         # well-supported claims (most of them) cost one judge input.
         judged: list[list[tuple[float, _Candidate]]] = [[] for _ in order]
+        # Per claim, the options whose reading found its action given to another name.
+        misattributed: list[set[int]] = [set() for _ in order]
         for rank in range(max((len(options) for options in candidates), default=0)):
             todo = [
                 (row, options[rank])
@@ -573,6 +575,8 @@ class GroundingEngine:
                     score = _discount(score, penalties[kind])
                 if not kinds and self._reads_records(reading):
                     score = _discount(score, -settings.record_support)
+                if ROLE in kinds:
+                    misattributed[row].add(len(judged[row]))
                 judged[row].append((score, option))
 
         verdicts: dict[int, _Verdict] = {}
@@ -581,10 +585,28 @@ class GroundingEngine:
                 verdicts[claim_id] = _Verdict(0.0, [])
                 continue
             # The best option read is the claim's support and what it cites.
-            best, option = max(judged[row], key=lambda item: item[0])
+            best, option = max(
+                self._same_doer(judged[row], misattributed[row]), key=lambda item: item[0]
+            )
             cited = _supporting(claims[claim_id], option.passages)
             verdicts[claim_id] = _Verdict(best, cited)
         return verdicts
+
+    def _same_doer(
+        self, judged: Sequence[tuple[float, _Candidate]], misattributed: set[int]
+    ) -> list[tuple[float, _Candidate]]:
+        """The options read, those of a fact where another reading found the claim's action
+        done by someone else discounted too: that reading showed the sentence stating the
+        action ("Reyes and Holt voted against"), this one only its neighbours, where the
+        claim's name does something else ("Mayor Whitfield praised the plan")."""
+        facts = {f for i in misattributed for f in judged[i][1].facts}
+        penalty = self.settings.role_penalty
+        return [
+            (score, option)
+            if i in misattributed or not facts & set(option.facts)
+            else (_discount(score, penalty), option)
+            for i, (score, option) in enumerate(judged)
+        ]
 
     def _other_judges(
         self,
@@ -677,7 +699,37 @@ class GroundingEngine:
                         first.leads + second.leads,
                     )
                 )
+        best_fact, best_scored = ranked[0]
+        if options and best_fact not in index.structured:
+            spread = self._spread(index, claim, options[0], [p for _, p in best_scored])
+            if spread is not None:
+                options.append(spread)
         return options
+
+    @staticmethod
+    def _spread(
+        index: PassageIndex, claim: str, option: _Candidate, ranked: Sequence[int]
+    ) -> _Candidate | None:
+        """The best fact's passages that together hold the claim's words, when they reach
+        past what its option shows: a summary's support is spread over sentences far apart
+        in one article ("approved 7-2" in the first, "Mayor X signed it" in the eighth).
+
+        Passages are taken best match first, each only for claim words the ones before
+        lack (as `_supporting` cites them), and read alone, without neighbours: the
+        judge then sees each part of the claim next to the others.
+        """
+        missing = _keys(claim)
+        chosen: list[Passage] = []
+        for p in ranked:
+            passage = index.passages[p]
+            adds = missing & _keys(_readable(passage.text))
+            if adds:
+                chosen.append(passage)
+                missing -= adds
+        shown = set(option.passages + option.around)
+        if len(chosen) < 2 or set(chosen) <= shown:
+            return None
+        return _Candidate(option.facts, tuple(sorted(chosen, key=_position)), option.leads)
 
     def _statements(
         self, index: PassageIndex, claim: str, fact: int, ranked: Sequence[int]

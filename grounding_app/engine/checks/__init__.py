@@ -4,7 +4,7 @@ A check reads a claim against the evidence a judge was shown and says whether th
 evidence contradicts the claim in one known way (another name or number in the claim's
 place, a copied sentence with other words of the evidence swapped in, a number given to
 another role, a record's yes/no the other way round, the claim's action done by someone
-else, a hedge dropped). Each declares the languages its
+else, a hedge dropped, a split vote called unanimous). Each declares the languages its
 reading is written for; the pipeline runs the checks of the claim's language and lowers
 the judge's odds by the penalty of the check's kind. Each module carries its own case
 table, both ways (what it must catch, what it must leave alone), run by
@@ -64,6 +64,7 @@ def registry() -> tuple[Check, ...]:
         role,
         substitution,
         swap,
+        vote,
     )
 
     return (
@@ -73,6 +74,7 @@ def registry() -> tuple[Check, ...]:
         record_flag.CHECK,
         role.CHECK,
         hedge.CHECK,
+        vote.CHECK,
     )
 
 

@@ -403,3 +403,14 @@ OFFERING_WORDS = frozenset(
     permits permitted welcome welcomes option options possible customer customers guest
     guests diner diners visitor visitors patron patrons people""".split()
 )
+
+# --- votes: "unanimously" against a split vote ----------------------------------------
+
+# A claim that every member agreed (`checks/vote.py`): single words, and two-word phrases.
+UNANIMITY = frozenset("unanimous unanimously unopposed".split())
+UNANIMITY_PHRASES = frozenset(
+    ("all members", "every member", "without dissent", "without opposition", "no dissent")
+)
+# Words of a sentence that reports a vote, and those that give its dissent.
+VOTE_WORDS = frozenset("vote votes voted voting ballot approved passed rejected adopted".split())
+DISSENT_WORDS = frozenset("against opposed dissented dissenting abstained".split())
