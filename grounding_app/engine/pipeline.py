@@ -521,12 +521,13 @@ class GroundingEngine:
         # alone like a capitalised one the judge resolves itself: the context's other
         # words (a previous sentence's wrong year) then add or take nothing.
         readings = [self._reading(query, names) for query in queries]
+        # The facts read whole, for the role check (`checks/role.py`); a record's
+        # statements are read as they are.
+        whole = {f: _readable(request.facts[f].text) for f in read if f not in index.structured}
         # Options in rank order (best fact, next fact, both together); each is read only
         # for claims that no earlier option supports beyond doubt (`ENOUGH_SUPPORT`), so
         # well-supported claims (most of them) cost one judge input.
         judged: list[list[tuple[float, _Candidate]]] = [[] for _ in order]
-        # Per claim, the options whose reading found its action given to another name.
-        misattributed: list[set[int]] = [set() for _ in order]
         for rank in range(max((len(options) for options in candidates), default=0)):
             todo = [
                 (row, options[rank])
@@ -554,6 +555,7 @@ class GroundingEngine:
                     statements=tuple(p.text for p in option.passages if p.fact in index.structured),
                     names=names,
                     language=languages[order[row]],
+                    facts=tuple(whole[f] for f in option.facts if f not in index.structured),
                 )
                 kinds = fired(reading, languages[order[row]], self.checks)
                 if others is not None:
@@ -575,8 +577,6 @@ class GroundingEngine:
                     score = _discount(score, penalties[kind])
                 if not kinds and self._reads_records(reading):
                     score = _discount(score, -settings.record_support)
-                if ROLE in kinds:
-                    misattributed[row].add(len(judged[row]))
                 judged[row].append((score, option))
 
         verdicts: dict[int, _Verdict] = {}
@@ -585,28 +585,10 @@ class GroundingEngine:
                 verdicts[claim_id] = _Verdict(0.0, [])
                 continue
             # The best option read is the claim's support and what it cites.
-            best, option = max(
-                self._same_doer(judged[row], misattributed[row]), key=lambda item: item[0]
-            )
+            best, option = max(judged[row], key=lambda item: item[0])
             cited = _supporting(claims[claim_id], option.passages)
             verdicts[claim_id] = _Verdict(best, cited)
         return verdicts
-
-    def _same_doer(
-        self, judged: Sequence[tuple[float, _Candidate]], misattributed: set[int]
-    ) -> list[tuple[float, _Candidate]]:
-        """The options read, those of a fact where another reading found the claim's action
-        done by someone else discounted too: that reading showed the sentence stating the
-        action ("Reyes and Holt voted against"), this one only its neighbours, where the
-        claim's name does something else ("Mayor Whitfield praised the plan")."""
-        facts = {f for i in misattributed for f in judged[i][1].facts}
-        penalty = self.settings.role_penalty
-        return [
-            (score, option)
-            if i in misattributed or not facts & set(option.facts)
-            else (_discount(score, penalty), option)
-            for i, (score, option) in enumerate(judged)
-        ]
 
     def _other_judges(
         self,

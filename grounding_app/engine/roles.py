@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from grounding_app.engine.lang.en import (
+    ACTION_PARTICLES,
     CLAUSE_BREAK,
     NEGATIONS,
     NOT_AGENTS,
@@ -70,12 +71,13 @@ def proper_names(texts: Sequence[str]) -> frozenset[str]:
 
 
 def _tokens(text: str, proper: frozenset[str]) -> list[_Token]:
-    """Content words, personal pronouns and "by" (which marks the doer of a passive)."""
+    """Content words, personal pronouns, "by" (which marks the doer of a passive) and the
+    particles that say which way an action goes ("against")."""
     out = []
     for match in _TOKEN.finditer(text):
         word = match.group()
         lowered = word.lower()
-        if lowered in THIRD_PERSON_PRONOUNS or lowered == "by":
+        if lowered in THIRD_PERSON_PRONOUNS or lowered == "by" or lowered in ACTION_PARTICLES:
             out.append(_Token(lowered, False))
         elif lowered not in STOPWORDS and lowered not in NEGATIONS:
             stemmed = stem(word)

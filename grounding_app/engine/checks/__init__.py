@@ -35,6 +35,9 @@ class Reading:
     names: frozenset[str] = frozenset()
     # The claim's language, for checks that read words through its profile.
     language: str = "en"
+    # The whole facts the evidence comes from, normalised the same way: who did what is
+    # read in the whole article, not only in the window a judge was shown.
+    facts: tuple[str, ...] = ()
 
     @property
     def claim_as_dated(self) -> str:

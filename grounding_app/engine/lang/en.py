@@ -414,3 +414,9 @@ UNANIMITY_PHRASES = frozenset(
 # Words of a sentence that reports a vote, and those that give its dissent.
 VOTE_WORDS = frozenset("vote votes voted voting ballot approved passed rejected adopted".split())
 DISSENT_WORDS = frozenset("against opposed dissented dissenting abstained".split())
+
+# --- roles: words that say which way an action goes ----------------------------------
+
+# Stopwords the role check keeps as part of a claim's action: "voted against the plan"
+# is not what "praised the vote" states, though both are about the vote.
+ACTION_PARTICLES = frozenset({"against"})
