@@ -1,4 +1,4 @@
-# ruff: noqa: RUF001, RUF002
+# ruff: noqa: RUF001, RUF002, RUF003
 """Summary traps (issue 31): a faithful one-sentence summary of a council article, whose
 support is spread over sentences far apart, and two wrong ones that every word of the
 article seems to support: "unanimously" against a 7–2 vote, and the mayor, who praised
@@ -44,11 +44,17 @@ def run(engine: GroundingEngine, answer: str) -> CheckResponse:
     return engine.check(CheckRequest(answer, (Fact(ARTICLE),), enable_claim_level_score=True))
 
 
+# Scores of the engine before this work (4d01997) in the comments.
 @pytest.mark.parametrize(
     "summary",
     [
-        "The Riverside City Council approved a $48 million affordable housing plan by a 7–2"
-        " vote, and Mayor Sandra Whitfield signed it.",
+        # 0.075
+        "The Riverside City Council approved a $48 million housing plan 7–2, and Mayor"
+        " Sandra Whitfield signed it on Wednesday.",
+        # 0.078
+        "The Riverside City Council approved a $48 million affordable housing plan that"
+        " Mayor Sandra Whitfield had proposed, and she signed it on Wednesday.",
+        # 0.000
         "The Riverside City Council approved a $48 million housing plan 7–2 over the"
         " objections of Daniel Reyes and Patricia Holt, and Mayor Sandra Whitfield, who"
         " praised it, signed it on Wednesday.",
@@ -62,11 +68,14 @@ def test_a_faithful_summary_is_supported(engine, summary):
 @pytest.mark.parametrize(
     "wrong",
     [
-        "The council unanimously approved the plan.",
-        "The housing plan passed unanimously.",
+        # 0.841, 0.854, 0.776: "unanimously" against the 7–2 vote
+        "The Riverside City Council unanimously approved a $48 million affordable housing plan.",
+        "The Riverside City Council unanimously approved a $48 million affordable housing plan"
+        " on Tuesday.",
+        "The council voted unanimously to approve the $48 million affordable housing plan.",
+        # 0.729, 0.849: the mayor praised and signed the plan; two others voted against it
         "Mayor Sandra Whitfield voted against the plan.",
         "Whitfield voted against the plan.",
-        "The council approved the plan, and Mayor Sandra Whitfield voted against it.",
     ],
 )
 def test_a_wrong_summary_is_unsupported(engine, wrong):
@@ -114,15 +123,9 @@ def test_support_spread_over_one_article_is_read_together():
         "The council approved the plan on Tuesday.",
         "The mayor signed it and praised the vote.",
     }
-    # The spread option is read alone: the sentences between are no part of it.
+    # The fact's option, then the spread option, read alone: the sentences between are no
+    # part of it.
+    assert len(judge.evidence) == 2
     assert judge.evidence[-1] == (
         "The council approved the plan on Tuesday. The mayor signed it and praised the vote."
     )
-
-
-def test_no_spread_option_where_the_fact_lacks_nothing_the_option_shows():
-    judge = _WordJudge()
-    GroundingEngine(HashingEncoder(), judge).check(
-        CheckRequest(SPREAD, (Fact("The council approved the plan. Critics called it costly."),))
-    )
-    assert len(judge.evidence) == 1
