@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from grounding_app.engine.lang.en import (
     ACTION_PARTICLES,
@@ -68,6 +69,19 @@ def proper_names(texts: Sequence[str]) -> frozenset[str]:
         {stem(w) for w in capital if w.lower() not in skip}
         - {stem(w) for w in lower if w not in skip}
     )
+
+
+@lru_cache(maxsize=64)
+def _proper_names(texts: tuple[str, ...]) -> frozenset[str]:
+    """`proper_names`, kept for the request: the role check reads each whole fact once per
+    claim and option (a fact may be 10,000 characters)."""
+    return proper_names(texts)
+
+
+@lru_cache(maxsize=256)
+def _read(passage: str, proper: frozenset[str]) -> tuple[tuple[_Token, ...], ...]:
+    """A passage's sentences as tokens, kept like `_proper_names`."""
+    return tuple(tuple(_tokens(s, proper)) for s in sentences(passage))
 
 
 def _tokens(text: str, proper: frozenset[str]) -> list[_Token]:
@@ -162,10 +176,12 @@ def misattributes(claim: str, evidence: Sequence[str], names: frozenset[str] = f
     whose name the evidence passages lack ("muhammadu buhari was shot" against a passage
     where Malala Yousafzai was).
     """
-    proper = names | proper_names(evidence)
-    read = [_tokens(s, proper) for passage in evidence for s in sentences(passage)]
+    proper = names | _proper_names(tuple(evidence))
     tokens = [[t for t in _tokens(c, proper) if t.stem != "by"] for c in clauses(claim)]
     subjects = [_subject(clause) for clause in tokens]
+    if not any(subjects):
+        return False
+    read = [sentence for passage in evidence for sentence in _read(passage, proper)]
     # Names the claim mentions but not as a doer ("raids in the West Bank") are no rivals.
     mentioned = frozenset(
         stem for clause in tokens for _, group in _names(clause) for stem in group
