@@ -521,9 +521,6 @@ class GroundingEngine:
         # alone like a capitalised one the judge resolves itself: the context's other
         # words (a previous sentence's wrong year) then add or take nothing.
         readings = [self._reading(query, names) for query in queries]
-        # The facts read whole, for the role check (`checks/role.py`); a record's
-        # statements are read as they are.
-        whole = {f: _readable(request.facts[f].text) for f in read if f not in index.structured}
         # Options in rank order (best fact, next fact, both together); each is read only
         # for claims that no earlier option supports beyond doubt (`ENOUGH_SUPPORT`), so
         # well-supported claims (most of them) cost one judge input.
@@ -555,7 +552,9 @@ class GroundingEngine:
                     statements=tuple(p.text for p in option.passages if p.fact in index.structured),
                     names=names,
                     language=languages[order[row]],
-                    facts=tuple(whole[f] for f in option.facts if f not in index.structured),
+                    facts=tuple(
+                        request.facts[f].text for f in option.facts if f not in index.structured
+                    ),
                 )
                 kinds = fired(reading, languages[order[row]], self.checks)
                 if others is not None:

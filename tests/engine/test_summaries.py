@@ -83,6 +83,48 @@ def test_a_wrong_summary_is_unsupported(engine, wrong):
     assert claim.score is not None and claim.score < 0.6, claim
 
 
+# Kept misses. The spread option shows the judge the vote and the signing side by side;
+# before it, the engine rejected these only because it never showed the signing sentence
+# (it read the faithful summaries at 0.075 and 0.078 too).
+OPPOSITE_ACTION = (
+    "the verifier reads an action's opposite ('rejected' for 'approved', 'vetoed' or"
+    " 'criticised' for 'signed' or 'praised') as support, 0.64-0.80 (vetoed and criticised"
+    " 0.69 and 0.64 before this work too), and no check reads verbs' meanings"
+)
+ONE_WORD_SIGNER = (
+    "the verifier reads it at 0.95, and the role check wants a rival doer of two words:"
+    " 'Whitfield signed the measure' names her by one; a one-word rival named in full"
+    " elsewhere fired on 5 more dev_realistic examples, 2 of them supported"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=OPPOSITE_ACTION)
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        "The Riverside City Council rejected a $48 million housing plan 7–2, and Mayor Sandra"
+        " Whitfield signed it on Wednesday.",
+        "The Riverside City Council approved a $48 million affordable housing plan by a 7–2"
+        " vote, and Mayor Sandra Whitfield vetoed it.",
+        "The Riverside City Council approved a $48 million housing plan 7–2, and Mayor Sandra"
+        " Whitfield criticised it.",
+    ],
+)
+def test_a_summary_with_the_opposite_action_is_unsupported(engine, wrong):
+    claim = run(engine, wrong).claims[0]
+    assert claim.score is not None and claim.score < 0.6, claim
+
+
+@pytest.mark.xfail(strict=True, reason=ONE_WORD_SIGNER)
+def test_a_summary_giving_the_signing_to_a_dissenter_is_unsupported(engine):
+    wrong = (
+        "The Riverside City Council approved a $48 million housing plan 7–2, and Daniel Reyes"
+        " signed it on Wednesday."
+    )
+    claim = run(engine, wrong).claims[0]
+    assert claim.score is not None and claim.score < 0.6, claim
+
+
 class _WordJudge:
     """Supports a claim only when every word of it is in the evidence."""
 

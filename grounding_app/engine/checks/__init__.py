@@ -35,8 +35,9 @@ class Reading:
     names: frozenset[str] = frozenset()
     # The claim's language, for checks that read words through its profile.
     language: str = "en"
-    # The whole facts the evidence comes from, normalised the same way: who did what is
-    # read in the whole article, not only in the window a judge was shown.
+    # The whole facts the evidence comes from, as given (a record's statements are read
+    # in `statements`): who did what is read in the whole article, not only in the window
+    # a judge was shown. Not normalised: that costs 40 ms a 10,000-character fact.
     facts: tuple[str, ...] = ()
 
     @property
