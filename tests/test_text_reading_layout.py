@@ -114,7 +114,7 @@ def _written_patterns(path: Path) -> list[tuple[int, str | None]]:
             first = node.args[0]
             literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
             found.append((node.lineno, first.value if literal else None))  # type: ignore[union-attr]
-    return sorted(set(found), key=lambda item: item[0])
+    return sorted(set(found), key=lambda item: (item[0], item[1] is None, item[1] or ""))
 
 
 def _stemmer_imports(path: Path) -> list[int]:

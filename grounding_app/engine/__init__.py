@@ -13,7 +13,7 @@ model is read on first use.
 from __future__ import annotations
 
 from grounding_app.engine.aggregate import FEATURES as AGGREGATE_FEATURES
-from grounding_app.engine.claims import needs_grounding_check, split_sentences
+from grounding_app.engine.claims import needs_grounding_check, split_claims, split_sentences
 from grounding_app.engine.encoders import Encoder, HashingEncoder, MiniLMEncoder
 from grounding_app.engine.judges import (
     FEATURE_JUDGE_WEIGHTS,
@@ -53,6 +53,7 @@ from grounding_app.engine.types import (
     MAX_ANSWER_TOKENS,
     MAX_FACT_CHARS,
     MAX_FACTS,
+    NO_CHECK_REASONS,
     VERIFIER,
     WORD_MATCHING,
     CheckRequest,
@@ -94,6 +95,7 @@ __all__ = [
     "MAX_ANSWER_TOKENS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
+    "NO_CHECK_REASONS",
     "VERIFIER",
     "VERIFIER_DIR",
     "VERIFIER_MAX_LENGTH",
@@ -142,6 +144,7 @@ __all__ = [
     "refers_back",
     "set_default_engine",
     "slice_bytes",
+    "split_claims",
     "split_fact",
     "split_sentences",
     "supported_log_odds",

@@ -434,3 +434,33 @@ MEASURES = {
 # Range words between two figures: "10 to 12", "between 10 and 12".
 RANGE_JOINERS = ("–", "—", "-", "to", "and")
 RANGE_OPENERS = {"and": "between"}
+
+# --- records: how a claim says a record's "yes" ----------------------------------------
+
+# A record's yes/no key ("outdoor seating: yes") is claimed in words that add nothing but
+# that the thing is there to have: "customers can make reservations", "outdoor seating is
+# available", "they offer free WiFi". A claim whose other words are all such words states
+# no more than the record's yes or no (`checks/record_flag.py`).
+OFFERING_WORDS = frozenset(
+    """available availability offer offers offered offering provide provides provided
+    accept accepts accepted take takes taken make makes allow allows allowed permit
+    permits permitted welcome welcomes option options possible customer customers guest
+    guests diner diners visitor visitors patron patrons people""".split()
+)
+
+# --- votes: "unanimously" against a split vote ----------------------------------------
+
+# A claim that every member agreed (`checks/vote.py`): single words, and two-word phrases.
+UNANIMITY = frozenset("unanimous unanimously unopposed".split())
+UNANIMITY_PHRASES = frozenset(
+    ("all members", "every member", "without dissent", "without opposition", "no dissent")
+)
+# Words of a sentence that reports a vote, and those that give its dissent.
+VOTE_WORDS = frozenset("vote votes voted voting ballot approved passed rejected adopted".split())
+DISSENT_WORDS = frozenset("against opposed dissented dissenting abstained".split())
+
+# --- roles: words that say which way an action goes ----------------------------------
+
+# Stopwords the role check keeps as part of a claim's action: "voted against the plan"
+# is not what "praised the vote" states, though both are about the vote.
+ACTION_PARTICLES = frozenset({"against"})

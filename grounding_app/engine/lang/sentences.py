@@ -79,7 +79,7 @@ CITATION_RUN = rf"{_MARKER}(?:[ \t]*{_MARKER})*"
 
 _LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 
-_CLOSERS = "\"'”’»›)\\]}」』】〕〉》）｣*_`"
+CLOSERS = "\"'”’»›)\\]}」』】〕〉》）｣*_`"
 _WESTERN_TERMINATORS = ".!?…‼⁇⁈⁉؟।॥።"
 _CJK_TERMINATORS = "。！？｡"
 _EXCLAMATIONS = frozenset("!‼")
@@ -87,9 +87,9 @@ _EXCLAMATIONS = frozenset("!‼")
 # Citation markers after a terminator ("people.[3] The", "。【1】") end the sentence with it.
 _TERMINATOR = re.compile(
     rf"(?=[{_WESTERN_TERMINATORS}{_CJK_TERMINATORS}])"
-    rf"(?:(?P<western>[{_WESTERN_TERMINATORS}]+)(?P<wclose>[{_CLOSERS}]*)"
+    rf"(?:(?P<western>[{_WESTERN_TERMINATORS}]+)(?P<wclose>[{CLOSERS}]*)"
     rf"(?:[ \t]*(?P<wcite>{CITATION_RUN}))?(?=\s|\Z)"
-    rf"|(?P<cjk>[{_CJK_TERMINATORS}]+)(?P<cclose>[{_CLOSERS}]*)(?P<ccite>{CITATION_RUN})?)"
+    rf"|(?P<cjk>[{_CJK_TERMINATORS}]+)(?P<cclose>[{CLOSERS}]*)(?P<ccite>{CITATION_RUN})?)"
 )
 _CJK_OPENERS = frozenset("「『【〔〈《（｢\"“'‘")
 _CONTINUING = frozenset(",;:%)]}")
@@ -309,7 +309,7 @@ def asserted_statement(sentence_text: str) -> str | None:
     question is returned as it is.
     """
     body = strip_list_marker(sentence_text).strip()
-    tail = body.rstrip(_CLOSERS + ".!…。！ \t")
+    tail = body.rstrip(CLOSERS + ".!…。！ \t")
     if not tail or tail[-1] not in _QUESTION_MARKS:
         return sentence_text
     question = tail.rstrip("".join(_QUESTION_MARKS) + " \t")
@@ -346,7 +346,7 @@ def needs_grounding_check(sentence_text: str) -> bool:
     body = strip_list_marker(sentence_text)
     if not any(char.isalnum() for char in body):
         return False
-    tail = body.rstrip().rstrip(_CLOSERS + ".!…。！ \t")
+    tail = body.rstrip().rstrip(CLOSERS + ".!…。！ \t")
     if tail and tail[-1] in _QUESTION_MARKS:
         statement = asserted_statement(body)
         return statement is not None and needs_grounding_check(statement)
