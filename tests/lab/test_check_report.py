@@ -44,7 +44,9 @@ def test_the_checks_on_are_those_the_floor_keeps_on_the_fit_half():
     assert SHIPPED["precision_floor"] == PRECISION_FLOOR
     assert SHIPPED["min_firings"] == MIN_FIRINGS
     fit_half = SHIPPED["figures"]["fit_unseen.jsonl"]["fit half (fittable)"]
-    assert select(fit_half) == SHIPPED["floor"]
+    # Checks added after the runs are not in the file (the registry runs them everywhere).
+    measured = {n: ls for n, ls in select(fit_half).items() if n in SHIPPED["floor"]}
+    assert measured == SHIPPED["floor"]
     assert held(SHIPPED["floor"]) == SHIPPED["on"]
     assert SHIPPED["held_on"] == {n: list(ls) for n, ls in HELD_ON.items()}
     for name, languages in SHIPPED["floor"].items():
