@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from grounding_app.engine.aggregate import FEATURES as AGGREGATE_FEATURES
 from grounding_app.engine.claims import needs_grounding_check, split_sentences
-from grounding_app.engine.encoders import Encoder, HashingEncoder, MiniLMEncoder
+from grounding_app.engine.encoders import CacheCounts, Encoder, HashingEncoder, MiniLMEncoder
 from grounding_app.engine.judges import (
     FEATURE_JUDGE_WEIGHTS,
     FEATURE_NAMES,
@@ -38,6 +38,7 @@ from grounding_app.engine.retrieval import split_fact
 from grounding_app.engine.service import (
     check,
     default_engine,
+    fact_cache_counts,
     is_ready,
     judge_name,
     set_default_engine,
@@ -100,6 +101,7 @@ __all__ = [
     "WORD_MATCHING",
     "WORD_MATCH_FEATURES",
     "WORD_MATCH_WEIGHTS",
+    "CacheCounts",
     "CheckRequest",
     "CheckResponse",
     "CitedChunk",
@@ -127,6 +129,7 @@ __all__ = [
     "default_engine",
     "encode_pairs",
     "entailment_index",
+    "fact_cache_counts",
     "find_lone_surrogate",
     "identify",
     "is_bookkeeping",

@@ -38,7 +38,7 @@ from grounding_app.engine.claims import (
     split_sentences,
     strip_list_marker,
 )
-from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
+from grounding_app.engine.encoders import Encoder, EncodingCache, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
 from grounding_app.engine.lang import identify, profile
 from grounding_app.engine.lexical import (
@@ -176,7 +176,7 @@ def _relevance(
     if not pool_ids:
         return [np.zeros(0, dtype=np.float32) for _ in pools]
     position = {p: row for row, p in enumerate(pool_ids)}
-    passage_vecs = memo.encode([index.passages[p].text for p in pool_ids])
+    passage_vecs = memo.encode_facts([index.passages[p].text for p in pool_ids])
     claim_vecs = memo.encode(list(claims))
     ctx_vecs = memo.encode(list(in_context))
     out = []
@@ -276,6 +276,8 @@ class GroundingEngine:
         aggregator: Aggregator | None = None,
     ) -> None:
         self.encoder = encoder
+        # Passages' encodings, kept across requests (their hits and misses in /metrics).
+        self.fact_encodings = EncodingCache(encoder)
         self.judge = judge
         self.settings = settings or Settings()
         self.languages = tuple(languages)
@@ -500,7 +502,7 @@ class GroundingEngine:
         wide = index.candidates(in_context, settings.candidates_per_query)
         pools = [list(dict.fromkeys(a + b)) for a, b in zip(plain, wide, strict=True)]
 
-        memo = MemoEncoder(self.encoder)
+        memo = MemoEncoder(self.encoder, self.fact_encodings)
         relevance = _relevance(index, pools, [claims[i] for i in order], in_context, memo)
         candidates = [
             self._evidence_options(index, claims[claim_id], pools[row], relevance[row])
