@@ -25,6 +25,7 @@ from grounding_app.engine.judges import (
 )
 from grounding_app.engine.lang import identify, language_name, profile
 from grounding_app.engine.lexical import content_stems, numbers, refers_back
+from grounding_app.engine.memo import clear_text_caches
 from grounding_app.engine.offsets import (
     OffsetError,
     byte_prefix,
@@ -124,6 +125,7 @@ __all__ = [
     "char_index",
     "check",
     "claim_text",
+    "clear_text_caches",
     "content_stems",
     "count_tokens",
     "default_engine",

@@ -128,13 +128,16 @@ class HashingEncoder:
 
 
 class MemoEncoder:
-    """Encodes each distinct text once within one request; fact passages through
-    `facts`, which keeps them for later requests (`EncodingCache`)."""
+    """One request's memo: encodes each distinct text once, fact passages through
+    `facts`, which keeps them for later requests (`EncodingCache`); and keeps the
+    verifier's logit of each (claim, window) pair it read (`pair_logits`), so no pair
+    is read twice in a request."""
 
     def __init__(self, inner: Encoder, facts: Encoder | None = None) -> None:
         self._inner = inner
         self._facts = facts or inner
         self._cache: dict[str, np.ndarray] = {}
+        self.pair_logits: dict[tuple[str, str], float] = {}
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return self._encode(texts, self._inner)
@@ -207,6 +210,11 @@ class EncodingCache:
                 while len(self._vectors) > self._capacity:
                     self._vectors.popitem(last=False)
         return np.stack([found[k] for k in keys])
+
+    def clear(self) -> None:
+        """Forget every encoding (the counts stay: they count since the start)."""
+        with self._lock:
+            self._vectors.clear()
 
     def counts(self) -> CacheCounts:
         with self._lock:
