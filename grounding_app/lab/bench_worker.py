@@ -1,6 +1,6 @@
 """One engine in its own process, for `grounding_bench --baseline`.
 
-    python grounding_app/lab/bench_worker.py TREE [JUDGE]
+    python grounding_app/lab/bench_worker.py TREE [JUDGE] [cold]
 
 `EngineProcess` starts it and talks to it; `baseline_tree` checks a commit out for it.
 
@@ -8,12 +8,14 @@ TREE's `grounding_app` is imported, not this file's, so a pinned commit's engine
 out under var/) runs in the same virtual environment as today's; each process has its own
 peak RSS. It reads the requests once (one JSON line: name -> answer and facts as
 [text, attributes]), then one line per call: a request's name (answered "ok" when its
-check is done) or "rss" (answered with the peak RSS in MB). Only these answers go to
+check is done), "response NAME" (answered with the response as JSON) or "rss" (answered
+with the peak RSS in MB). Only these answers go to
 stdout: anything the engine prints goes to stderr.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import resource
 import subprocess
@@ -48,10 +50,15 @@ class EngineProcess:
     returns when that request's check is done, so the caller times it."""
 
     def __init__(
-        self, tree: Path, requests: dict[str, Any], judge: str = "verifier", env: Any = None
+        self,
+        tree: Path,
+        requests: dict[str, Any],
+        judge: str = "verifier",
+        env: Any = None,
+        cold: bool = False,
     ) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, __file__, str(tree), judge],
+            [sys.executable, __file__, str(tree), judge, *(["cold"] if cold else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -80,6 +87,11 @@ class EngineProcess:
         self._send(name)
         self._read()
 
+    def response(self, name: str) -> dict[str, Any]:
+        """The engine's response to the request, as plain data (every field, exact)."""
+        self._send(f"response {name}")
+        return json.loads(self._read())
+
     def peak_rss_mb(self) -> float:
         self._send("rss")
         return float(self._read())
@@ -93,14 +105,14 @@ class EngineProcess:
 def main() -> None:
     tree = str(Path(sys.argv[1]).resolve())
     judge = sys.argv[2] if len(sys.argv) > 2 else "verifier"
+    cold = sys.argv[3:] == ["cold"]
     # The script's own folder (lab/) must not shadow top-level modules, and TREE must
     # come before the editable install of the checkout the venv was made from.
     sys.path[:] = [tree, *(p for p in sys.path[1:] if p != tree)]
     answers = sys.stdout
     sys.stdout = sys.stderr
     import grounding_app
-    from grounding_app.engine.pipeline import GroundingEngine
-    from grounding_app.engine.types import CheckRequest, Fact
+    from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 
     engine = GroundingEngine.default(judge)
     requests = {
@@ -115,10 +127,29 @@ def main() -> None:
         command = line.strip()
         if command == "rss":
             answers.write(f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f}\n")
+        elif command.startswith("response "):
+            response = engine.check(requests[command.removeprefix("response ")])
+            answers.write(json.dumps(dataclasses.asdict(response)) + "\n")
         else:
+            if cold:
+                forget(engine)
             engine.check(requests[command])
             answers.write("ok\n")
         answers.flush()
+
+
+def forget(engine: Any) -> None:
+    """Empty what an engine keeps across requests (a tree that keeps nothing: no-op),
+    so each check reads its facts as if for the first time."""
+    import importlib
+
+    if hasattr(engine, "fact_encodings"):
+        engine.fact_encodings.clear()
+    try:
+        memo = importlib.import_module("grounding_app.engine.memo")
+    except ModuleNotFoundError:
+        return
+    memo.clear_text_caches()
 
 
 if __name__ == "__main__":

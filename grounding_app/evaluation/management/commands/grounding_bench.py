@@ -91,6 +91,16 @@ class Command(BaseCommand):
             help="time the engine of commit REF against today's, alternating (no HTTP)",
         )
         parser.add_argument(
+            "--cold",
+            action="store_true",
+            help="with --baseline: empty what engines keep across requests before each check",
+        )
+        parser.add_argument(
+            "--same-responses",
+            action="store_true",
+            help="with --baseline: also say whether both engines answer each request alike",
+        )
+        parser.add_argument(
             "--judge",
             action="append",
             type=judge_spec,
@@ -201,10 +211,11 @@ class Command(BaseCommand):
         env = dict(os.environ)
         env.setdefault("GROUNDING_CACHE_DIR", str(REPO / "var"))
         engines: dict[str, EngineProcess] = {}
-        rows = []
+        rows: list[dict[str, Any]] = []
+        cold = bool(options["cold"])
         try:
-            engines[ref] = EngineProcess(tree, bodies, judge, env)
-            engines["today"] = EngineProcess(REPO, bodies, judge, env)
+            engines[ref] = EngineProcess(tree, bodies, judge, env, cold)
+            engines["today"] = EngineProcess(REPO, bodies, judge, env, cold)
             for name, (request, repeat) in requests.items():
                 calls: dict[str, Callable[[], object]] = {
                     label: partial(process.check, name) for label, process in engines.items()
@@ -220,22 +231,30 @@ class Command(BaseCommand):
                         "ratio": round(medians["today"] / medians[ref], 3),
                     }
                 )
+            if options["same_responses"]:
+                for row in rows:
+                    answers = [p.response(row["name"]) for p in engines.values()]
+                    row["same_response"] = answers[0] == answers[1]
             rss = {label: process.peak_rss_mb() for label, process in engines.items()}
         finally:
             for process in engines.values():
                 process.close()
         if options["json"]:
-            result = {"baseline": ref, "requests": rows, "peak_rss_mb": rss}
+            result = {"baseline": ref, "cold": cold, "requests": rows, "peak_rss_mb": rss}
             self.stdout.write(json.dumps(result, indent=2))
             return
+        if cold:
+            self.stdout.write("cold: caches emptied before each check")
         self.stdout.write(
             f"{'request':<16} {'claims':>6} {'rounds':>6} {ref + ' ms':>14} {'today ms':>10}"
             f" {'ratio':>6}"
         )
         for row in rows:
+            same = row.get("same_response")
             self.stdout.write(
                 f"{row['name']:<16} {row['claims']:>6} {row['rounds']:>6}"
                 f" {row['baseline_ms']:>14.1f} {row['today_ms']:>10.1f} {row['ratio']:>6.3f}"
+                + ("" if same is None else " same response" if same else " OTHER RESPONSE")
             )
         for label, mb in rss.items():
             verdict = "ok" if mb <= BASELINE_RSS_TARGET_MB else "OVER"
