@@ -112,7 +112,10 @@ def main() -> None:
     answers = sys.stdout
     sys.stdout = sys.stderr
     import grounding_app
-    from grounding_app.engine import CheckRequest, Fact, GroundingEngine
+
+    # From the modules, not the package: a pinned commit's package may not export them.
+    from grounding_app.engine.pipeline import GroundingEngine
+    from grounding_app.engine.types import CheckRequest, Fact
 
     engine = GroundingEngine.default(judge)
     requests = {

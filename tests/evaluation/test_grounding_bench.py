@@ -95,7 +95,9 @@ def test_a_worker_runs_its_own_tree_s_engine_and_reports_its_rss(tmp_path: Path)
     engine = tmp_path / "grounding_app" / "engine"
     engine.mkdir(parents=True)
     (tmp_path / "grounding_app" / "__init__.py").write_text("")
-    (engine / "__init__.py").write_text(FAKE_PIPELINE + FAKE_TYPES)
+    (engine / "__init__.py").write_text("")
+    (engine / "pipeline.py").write_text(FAKE_PIPELINE)
+    (engine / "types.py").write_text(FAKE_TYPES)
     requests = {
         "small": {"answer": "A.", "facts": [["x", {}]]},
         "big": {"answer": "B.", "facts": [["y", {"k": "v"}]] * 20},
