@@ -205,7 +205,8 @@ class EncodingCache:
             with self._lock:
                 for key, vector in zip(todo, fresh, strict=True):
                     found[key] = vector
-                    self._vectors[key] = vector
+                    # A copy: a row of `fresh` would keep the whole batch's array alive.
+                    self._vectors[key] = vector.copy()
                     self._vectors.move_to_end(key)
                 while len(self._vectors) > self._capacity:
                     self._vectors.popitem(last=False)
