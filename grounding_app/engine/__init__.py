@@ -13,7 +13,7 @@ model is read on first use.
 from __future__ import annotations
 
 from grounding_app.engine.aggregate import FEATURES as AGGREGATE_FEATURES
-from grounding_app.engine.claims import needs_grounding_check, split_sentences
+from grounding_app.engine.claims import needs_grounding_check, split_claims, split_sentences
 from grounding_app.engine.encoders import CacheCounts, Encoder, HashingEncoder, MiniLMEncoder
 from grounding_app.engine.judges import (
     FEATURE_JUDGE_WEIGHTS,
@@ -24,6 +24,7 @@ from grounding_app.engine.judges import (
     Judge,
 )
 from grounding_app.engine.lang import identify, language_name, profile
+from grounding_app.engine.lang.tokens import count_tokens
 from grounding_app.engine.lexical import content_stems, numbers, refers_back
 from grounding_app.engine.memo import clear_text_caches
 from grounding_app.engine.offsets import (
@@ -47,7 +48,6 @@ from grounding_app.engine.service import (
     verifier_id,
     warm_up_in_background,
 )
-from grounding_app.engine.tokens import count_tokens
 from grounding_app.engine.types import (
     CHECKED_BY,
     DEFAULT_CITATION_THRESHOLD,
@@ -55,6 +55,7 @@ from grounding_app.engine.types import (
     MAX_ANSWER_TOKENS,
     MAX_FACT_CHARS,
     MAX_FACTS,
+    NO_CHECK_REASONS,
     VERIFIER,
     WORD_MATCHING,
     CheckRequest,
@@ -96,6 +97,7 @@ __all__ = [
     "MAX_ANSWER_TOKENS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
+    "NO_CHECK_REASONS",
     "VERIFIER",
     "VERIFIER_DIR",
     "VERIFIER_MAX_LENGTH",
@@ -147,6 +149,7 @@ __all__ = [
     "refers_back",
     "set_default_engine",
     "slice_bytes",
+    "split_claims",
     "split_fact",
     "split_sentences",
     "supported_log_odds",

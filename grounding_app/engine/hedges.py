@@ -18,12 +18,11 @@ from functools import cache
 
 from grounding_app.engine.lang import profile
 from grounding_app.engine.lang.en import HEDGES
-from grounding_app.engine.lexical import content_stems, sentences, words
+from grounding_app.engine.lang.sentences import sentences
+from grounding_app.engine.lexical import content_stems, words
 
 # A quotation is a source's own words, which a claim may report in its own ("criticised").
 _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d")
-# Any script's sentence end: the English reader also wants a capital after it.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ def _reader(language: str) -> _Reader:
         reader.words,
         lambda text: [reader.word_forms(w) for w in reader.content_words(text)],
         lambda word: bool(reader.word_forms(word) & reader.hedges),
-        lambda text: [s for s in _SENTENCE_END.split(text) if s],
+        sentences,
     )
 
 

@@ -13,8 +13,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-import Stemmer
-
 from grounding_app.engine.lang.en import (
     CAPITALS_ONLY,
     DEMONYMS,
@@ -25,48 +23,27 @@ from grounding_app.engine.lang.en import (
     PRONOUN_ENDINGS,
     REFERRING,
     STOPWORDS,
+    stem,
 )
+from grounding_app.engine.lang.numbers import unsupported as unsupported_numbers
+from grounding_app.engine.lang.sentences import sentences
+from grounding_app.engine.lang.text import Token, opening_name, read
 from grounding_app.engine.normalise import (
     canonical_number,
     canonical_numbers,
     date_spans,
     is_number_word,
-    number_forms,
     number_spans,
 )
 
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*", re.UNICODE)
-
-_stemmer = Stemmer.Stemmer("english")
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    return _stemmer.stemWord(word.lower())
-
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text)
-
-
-_SENTENCE_BREAK = re.compile(
-    r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019)]))\s+(?=[\"'\u201c\u2018(]*[A-Z0-9])"
-)
-
-
-def sentences(text: str) -> list[str]:
-    """A passage cut where a sentence ends and the next starts with a capital or digit:
-    enough to find the sentence that states a claim (no spans, unlike `claims`)."""
-    return [s for s in _SENTENCE_BREAK.split(text) if s]
+    return list(read(text).words)
 
 
 def content_stems(text: str) -> list[str]:
     """Stems of the words that carry meaning (no stopwords, no negations)."""
-    return [
-        stem(w)
-        for w in words(text)
-        if w.lower() not in STOPWORDS and w.lower() not in NEGATIONS and not w.isdigit()
-    ]
+    return list(read(text).content_stems)
 
 
 def normalise_number(token: str) -> str:
@@ -85,8 +62,7 @@ def names(text: str) -> set[str]:
     Spelled-out numbers ("Eleven awards ...") are numbers, compared as such, not names.
     """
     found: set[str] = set()
-    for m in _WORD.finditer(text):
-        word = m.group()
+    for word in read(text).words:
         if not word[0].isupper() or word.lower() in NOT_NAMES or is_number_word(word):
             continue
         found.add(stem(word))
@@ -111,9 +87,9 @@ def _capitalised_runs(text: str) -> list[list[str]]:
             runs.append(list(run))
         run.clear()
 
-    for match in _WORD.finditer(text):
-        word = match.group()
-        joined = bool(run) and text[last_end : match.start()].strip(" \t-") == ""
+    for token in read(text).word_tokens:
+        word = token.text
+        joined = bool(run) and text[last_end : token.start].strip(" \t-") == ""
         if word[:1].isupper() and not word.isupper():
             if not joined:
                 close()
@@ -122,7 +98,7 @@ def _capitalised_runs(text: str) -> list[list[str]]:
             run.append(word)
         else:
             close()
-        last_end = match.end()
+        last_end = token.end
     close()
     return runs
 
@@ -237,9 +213,6 @@ def refers_back(sentence: str) -> bool:
     return bool(first) and first[0].lower() in REFERRING
 
 
-_SUBJECT = re.compile(r"^(?:The\s+)?(?:[A-Z][\w'\u2019.&-]*\s+){0,3}[A-Z][\w'\u2019.&-]*")
-
-
 def resolve_reference(claim: str, context: str, names: frozenset[str] = frozenset()) -> str | None:
     """'It won 11 awards.' after 'Titanic is a film.' -> 'Titanic won 11 awards.'
 
@@ -252,10 +225,10 @@ def resolve_reference(claim: str, context: str, names: frozenset[str] = frozense
     first = claim.split(maxsplit=1)
     if len(first) < 2 or first[0].lower() not in PRONOUN_ENDINGS or not context:
         return None
-    last = re.split(r"(?<=[.!?])\s+", context.strip())[-1]
-    subject = _SUBJECT.match(last)
-    if subject and subject.group().lower() not in STOPWORDS:
-        name = subject.group().strip()
+    last = sentences(context.strip())[-1]
+    subject = opening_name(last)
+    if subject and subject.lower() not in STOPWORDS:
+        name = subject
     else:
         opening = words(last)
         if opening and opening[0].lower() == "the":
@@ -271,9 +244,7 @@ def resolve_reference(claim: str, context: str, names: frozenset[str] = frozense
 
 def has_negation(text: str) -> bool:
     lowered = text.lower().replace("\u2019", "'")
-    return any(w in NEGATIONS for w in re.findall(r"[a-z]+(?:'[a-z]+)?", lowered)) or (
-        "n't" in lowered
-    )
+    return any(w in NEGATIONS for w in read(lowered).words) or ("n't" in lowered)
 
 
 @dataclass(frozen=True)
@@ -292,16 +263,15 @@ def compare(claim: str, evidence: str) -> LexicalFeatures:
 
     Only the claim is checked, never the sentences before it: context helps find the
     evidence and read pronouns, but must not add or remove support by itself. Numbers
-    are compared by value (one with a scale word also by its bare figure, see
-    `normalise.number_forms`), so spelled-out ones are left out of the word coverage.
+    are compared by value, rounded, hedged or derived (`checks/numbers.py`), so
+    spelled-out ones are left out of the word coverage.
     """
     spelled = {stem(w) for w in words(claim) if is_number_word(w)}
     claim_stems = set(content_stems(claim)) - spelled
     evidence_stems = set(content_stems(evidence)) | {stem(w) for w in words(evidence)}
     covered = len(claim_stems & evidence_stems)
     coverage = covered / len(claim_stems) if claim_stems else 1.0
-    evidence_numbers = frozenset().union(*number_forms(evidence))
-    missing_numbers = len({forms for forms in number_forms(claim) if not forms & evidence_numbers})
+    missing_numbers = len(unsupported_numbers(claim, (evidence,)))
     evidence_words = {stem(w) for w in words(evidence)}
     missing_names = len(names(claim) - evidence_words - named_otherwise(claim, evidence))
     return LexicalFeatures(
@@ -327,19 +297,19 @@ _NAME_JOINER = re.compile(r"[ \t-]+")
 
 def _in_order(
     text: str, spans: Sequence[tuple[int, int, str]]
-) -> Iterator[tuple[re.Match[str], str | None]]:
+) -> Iterator[tuple[Token, str | None]]:
     """The words of ``text`` in order, each with None; a number (``spans``, in digits or
     in one or more words) once, as its first word with its value."""
     span, last_span = 0, -1
-    for match in _WORD.finditer(text):
-        while span < len(spans) and spans[span][1] <= match.start():
+    for token in read(text).word_tokens:
+        while span < len(spans) and spans[span][1] <= token.start:
             span += 1
-        if span < len(spans) and spans[span][0] <= match.start():
+        if span < len(spans) and spans[span][0] <= token.start:
             if span != last_span:
                 last_span = span
-                yield match, spans[span][2]
+                yield token, spans[span][2]
             continue
-        yield match, None
+        yield token, None
 
 
 def _items(text: str) -> list[_Item]:
@@ -353,12 +323,12 @@ def _items(text: str) -> list[_Item]:
             items.append(_Item("name", frozenset(name)))
             name.clear()
 
-    for match, value in _in_order(text, number_spans(text)):
+    for token, value in _in_order(text, number_spans(text)):
         if value is not None:
             close_name()
             items.append(_Item("number", frozenset({value})))
             continue
-        word = match.group()
+        word = token.text
         lower = word.lower()
         if lower in PERSONAL_PRONOUNS:
             close_name()
@@ -368,10 +338,10 @@ def _items(text: str) -> list[_Item]:
             close_name()
             continue
         if word[0].isupper() and lower not in NOT_NAMES:
-            if name and not _NAME_JOINER.fullmatch(text, name_end, match.start()):
+            if name and not _NAME_JOINER.fullmatch(text, name_end, token.start):
                 close_name()
             name.append(stem(word))
-            name_end = match.end()
+            name_end = token.end
             continue
         close_name()
         items.append(_Item("word", frozenset({stem(word)})))
@@ -422,8 +392,8 @@ def _tokens(text: str) -> list[tuple[str, frozenset[str]]]:
     dates = date_spans(text)
     out: list[tuple[str, frozenset[str]]] = []
     last_date = -1
-    for match, value in _in_order(text, spans):
-        date = next((d for d, (a, b) in enumerate(dates) if a <= match.start() < b), None)
+    for token, value in _in_order(text, spans):
+        date = next((d for d, (a, b) in enumerate(dates) if a <= token.start < b), None)
         if date is not None:
             if date != last_date:
                 a, b = dates[date]
@@ -434,7 +404,7 @@ def _tokens(text: str) -> list[tuple[str, frozenset[str]]]:
         if value is not None:
             out.append(("number", frozenset({value})))
             continue
-        lower = match.group().lower()
+        lower = token.text.lower()
         if lower in STOPWORDS or lower in NEGATIONS:
             out.append(("stop", frozenset()))
         else:

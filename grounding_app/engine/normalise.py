@@ -1,4 +1,4 @@
-# ruff: noqa: RUF001, RUF002
+# ruff: noqa: RUF002
 """What the judge and the lexical checks read: text normalised, never the spans.
 
 Claims keep exact byte spans of the raw answer, but surface noise must not cost a claim
@@ -33,20 +33,11 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-from grounding_app.engine.lang.en import (
-    DIGIT_SCALES,
-    LOW_ORDINALS,
-    MONTH_NAMES,
-    MONTHS,
-    ORDINALS,
-    SCALES,
-    SPELLED_NUMBERS,
-    TENS,
-    UNITS,
-)
+from grounding_app.engine.lang.en import MONTH_NAMES, MONTHS
+from grounding_app.engine.lang.numbers import canonical_number, is_number_word, raw_numbers
+from grounding_app.engine.lang.sentences import CITATION_RUN
 
 __all__ = [
     "CITATION_RUN",
@@ -62,12 +53,6 @@ __all__ = [
 ]
 
 # --- citation markers ------------------------------------------------------------------
-
-_BRACKET_MARKER = r"\[\^?\d{1,3}(?:[ \t]*[,;–-][ \t]*\^?\d{1,3})*\]"
-_LENTICULAR_MARKER = r"【\d{1,3}(?::\d{1,3})?(?:†[^【】\n]{0,40})?】"
-# Not followed by "(" (a markdown link) or ":" (a reference definition).
-_MARKER = rf"(?:{_BRACKET_MARKER}|{_LENTICULAR_MARKER})(?![(:])"
-CITATION_RUN = rf"{_MARKER}(?:[ \t]*{_MARKER})*"
 
 _CITATIONS = re.compile(rf"^[ \t]*{CITATION_RUN}[ \t]*|[ \t]*{CITATION_RUN}", re.MULTILINE)
 
@@ -111,213 +96,18 @@ def strip_markup(text: str) -> str:
 
 
 # --- numbers -----------------------------------------------------------------------------
-
-# A figure, and the scale word after it if any ("1.5 million", "2 dozen").
-_DIGIT_NUMBER = re.compile(
-    r"(?<![\w.])(?P<sign>[-+−]?)(?P<int>\d[\d,٬]*)(?P<frac>[.٫]\d+)?(?!\d)"
-    rf"(?:(?:[^\S\r\n]|-)+(?P<scale>{'|'.join(DIGIT_SCALES)})(?!\w))?",
-    re.IGNORECASE,
-)
-_THOUSANDS = re.compile(r"\d{1,3}(?:[,٬]\d{3})+")
-_LETTER_WORD = re.compile(r"[^\W\d_]+")
-_JOINER = re.compile(r"[\s-]+")
-
-
-def is_number_word(word: str) -> bool:
-    """Whether ``word`` spells (part of) a number: it names a value, not a thing."""
-    return word.casefold() in SPELLED_NUMBERS
-
-
-def _ascii_digits(text: str) -> str:
-    """Digits of any script as ASCII ("١٢" and "１２" -> "12")."""
-    if text.isascii():
-        return text
-    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
-
-
-def _canonical(value: Decimal) -> str:
-    text = format(value.normalize(), "f")
-    return "0" if text == "-0" else text
-
-
-def canonical_number(token: str) -> str:
-    """One digit token ("+1,500", "2.50", "١٢") in canonical form ("1500", "2.5", "12").
-
-    A token that is no number is returned as it came.
-    """
-    text = _ascii_digits(token).replace("−", "-").replace("٫", ".").replace("٬", ",")
-    text = text.lstrip("+").rstrip(",")
-    digits = text.lstrip("-")
-    if _THOUSANDS.fullmatch(digits.split(".")[0]):
-        text = text.replace(",", "")
-    try:
-        return _canonical(Decimal(text))
-    except InvalidOperation:
-        return token
-
-
-@dataclass(frozen=True)
-class _Number:
-    start: int
-    end: int
-    value: str
-    # The bare figure before a scale word ("200" of "200 million"), which also matches.
-    figure: str | None = None
-    # How `canonical_text` writes it, when a reader may not match it with another
-    # spelling: "twenty-one" as "21", "١٢" as "12". Plain digits, single words
-    # ("eleven"), ordinals ("twenty-first") and scale words stay as written.
-    written: str | None = None
-    ordinal: bool = False  # "fourth", "twenty-first": a rank, not a count
-
-
-def _digit_numbers(text: str) -> Iterator[_Number]:
-    for match in _DIGIT_NUMBER.finditer(text):
-        start, end = match.span()
-        whole = _ascii_digits(match.group("int")).replace("٬", ",").rstrip(",")
-        frac = _ascii_digits(match.group("frac") or "").replace("٫", ".")
-        sign = "-" if match.group("sign") in ("-", "−") else ""
-        if "," in whole and not _THOUSANDS.fullmatch(whole):
-            # "1,2,3" is a list, not one number: all but the last stand alone.
-            *alone, whole = whole.split(",")
-            for part in filter(None, alone):
-                yield _Number(start, end, _canonical(Decimal(part)))
-            yield _Number(start, end, _canonical(Decimal(sign + whole + frac)))
-            continue
-        figure = Decimal(sign + whole.replace(",", "") + frac)
-        scale = match.group("scale")
-        value = figure * DIGIT_SCALES[scale.lower()] if scale else figure
-        if not scale:  # a comma after the figure is punctuation ("in 2009, it")
-            end = start + len(match.group().rstrip(",٬"))
-        written = None
-        if not text[start:end].isascii():
-            written = _ascii_digits(text[start:end]).replace("٫", ".").replace("٬", ",")
-        yield _Number(start, end, _canonical(value), _canonical(figure) if scale else None, written)
-
-
-class _WordNumber:
-    """A number being read from words, left to right ("one hundred and five")."""
-
-    def __init__(self) -> None:
-        self.total = 0  # finished thousands/millions groups
-        self.current = 0  # the group being read, below 1000
-        self.last = ""  # kind of the last word: a, unit, tens, hundred, scale, and, end
-        self.scale = 0  # the last scale used; later ones must be smaller
-        self.has_value = False
-        self.words = 0
-        self.ordinal = False
-        self.figure: int | None = None  # the figure a single scale word multiplied
-
-    def accepts(self, word: str, following: str) -> bool:
-        last = self.last
-        if last == "end":
-            return False
-        if word == "a":
-            return last == "" and following in (*SCALES, "hundred", "dozen")
-        if word == "and":
-            return last in ("hundred", "scale") and following in (
-                *UNITS,
-                *TENS,
-                *ORDINALS,
-            )
-        if word in LOW_ORDINALS:
-            return last == "tens"
-        if word in UNITS or word in ORDINALS:
-            value = UNITS.get(word, ORDINALS.get(word, 0))
-            if last == "tens":
-                return 0 < value < 10
-            return last in ("", "hundred", "scale", "and")
-        if word in TENS:
-            return last in ("", "hundred", "scale", "and")
-        # Never bare: "2 hundred" is read with its digits, and is not also 100.
-        if word == "hundred":
-            return last in ("a", "unit") and self.current < 100
-        if word == "dozen":
-            return last in ("a", "unit", "tens") and not self.total
-        if word in SCALES:
-            return last in ("a", "unit", "tens", "hundred") and (
-                not self.scale or SCALES[word] < self.scale
-            )
-        return False
-
-    def add(self, word: str) -> None:
-        self.words += 1
-        self.ordinal = word in ORDINALS or word in LOW_ORDINALS
-        self.figure = None
-        if word in ("a", "and"):
-            self.last = word
-            return
-        self.has_value = True
-        if word in UNITS or word in LOW_ORDINALS:
-            self.current += UNITS.get(word, LOW_ORDINALS.get(word, 0))
-            self.last = "end" if word in LOW_ORDINALS else "unit"
-        elif word in ORDINALS:
-            value = ORDINALS[word]
-            if value >= 1000:
-                self.total += (self.current or 1) * value
-                self.current = 0
-            elif value == 100:
-                self.current = (self.current or 1) * 100
-            else:
-                self.current += value
-            self.last = "end"
-        elif word in TENS:
-            self.current += TENS[word]
-            self.last = "tens"
-        elif word == "hundred":
-            self.current = (self.current or 1) * 100
-            self.last = "hundred"
-        elif word == "dozen":
-            self.current = (self.current or 1) * 12
-            self.last = "end"
-        else:
-            self.scale = SCALES[word]
-            if not self.total:
-                self.figure = self.current or 1
-            self.total += (self.current or 1) * self.scale
-            self.current = 0
-            self.last = "scale"
-
-    def found(self, start: int, end: int) -> Iterator[_Number]:
-        """The number read, if any, spanning ``text[start:end]``."""
-        if self.has_value:
-            value = str(self.total + self.current)
-            figure = None if self.figure is None else str(self.figure)
-            plain = self.words > 1 and not self.ordinal and not self.scale
-            yield _Number(start, end, value, figure, value if plain else None, self.ordinal)
-
-
-def _word_numbers(text: str) -> Iterator[_Number]:
-    tokens = list(_LETTER_WORD.finditer(text))
-    number = _WordNumber()
-    start = end = 0
-    for i, match in enumerate(tokens):
-        word = match.group().lower()
-        following = tokens[i + 1].group().lower() if i + 1 < len(tokens) else ""
-        joined = i > 0 and _JOINER.fullmatch(text, tokens[i - 1].end(), match.start())
-        if not (number.last and joined and number.accepts(word, following)):
-            yield from number.found(start, end)
-            number = _WordNumber()
-            if not number.accepts(word, following):
-                continue
-            start = match.start()
-        number.add(word)
-        end = match.end()
-    yield from number.found(start, end)
-
-
-def _numbers(text: str) -> list[_Number]:
-    return sorted([*_digit_numbers(text), *_word_numbers(text)], key=lambda n: n.start)
+# --- numbers (read by `lang.numbers`) ---------------------------------------------------
 
 
 def number_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, canonical value) of every number in ``text``, in digits or words."""
-    return [(n.start, n.end, n.value) for n in _numbers(text)]
+    return [(n.start, n.end, n.value) for n in raw_numbers(text)]
 
 
 def number_forms(text: str) -> list[frozenset[str]]:
     """Per number in ``text``, the canonical forms it matches: its value, and the bare
     figure before a scale word ("200 million" matches "200000000" and "200")."""
-    return [frozenset(filter(None, (n.value, n.figure))) for n in _numbers(text)]
+    return [frozenset(filter(None, (n.value, n.figure))) for n in raw_numbers(text)]
 
 
 def canonical_text(text: str) -> str:
@@ -329,7 +119,7 @@ def canonical_text(text: str) -> str:
     """
     parts: list[str] = []
     position = 0
-    for number in _numbers(text):
+    for number in raw_numbers(text):
         if number.written is not None and number.start >= position:
             parts.append(text[position : number.start])
             parts.append(number.written)
@@ -342,7 +132,7 @@ def _plain_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, value) of the cardinal numbers of ``text``, as ``align_numbers``
     may swap them: neither ordinals ("fourth") nor figures joined to letters ("4th",
     "5km")."""
-    for number in _numbers(text):
+    for number in raw_numbers(text):
         joined = number.end < len(text) and text[number.end].isalpha()
         if not (joined or number.ordinal):
             yield number.start, number.end, number.value
@@ -378,7 +168,7 @@ def canonical_numbers(text: str) -> set[str]:
     "It won eleven awards" and "It won 11 awards" both give {"11"}; "1.5 million" and
     "1,500,000" both {"1500000"}; "one hundred and five" {"105"}; "a dozen" {"12"}.
     """
-    return {number.value for number in _numbers(text)}
+    return {number.value for number in raw_numbers(text)}
 
 
 # --- dates -------------------------------------------------------------------------------

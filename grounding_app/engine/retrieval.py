@@ -6,13 +6,16 @@ truncates them silently); a BM25 prefilter picks a few candidates per claim, and
 those are embedded. Small requests skip the prefilter and embed everything.
 
 Structured facts (a JSON object or array, or ``key: value`` lines, as RAG over records
-sends them) are first read as statements, one per value: ``{"attributes":
-{"RestaurantsReservations": true}}`` becomes "attributes Restaurants Reservations: yes."
-A judge trained on prose reads such statements, but not braces, quotes and ``true``.
+sends them) are first read as statements, one per leaf: ``{"attributes":
+{"RestaurantsReservations": true}}`` becomes "attributes, restaurants reservations: yes."
+A judge trained on prose reads such statements, but not braces, quotes and ``true``; the
+words-based checks (`checks/record_flag.py`) read a yes or no by its key's words.
 """
 
 from __future__ import annotations
 
+import ast
+import itertools
 import json
 import logging
 import re
@@ -24,6 +27,7 @@ import numpy as np
 
 from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lang import CJK_RUN, bigrams, extra_forms
+from grounding_app.engine.lang.text import read
 from grounding_app.engine.lexical import content_stems, numbers
 from grounding_app.engine.memo import text_memo
 from grounding_app.engine.offsets import byte_prefix, char_index
@@ -40,8 +44,6 @@ DENSE_ONLY_LIMIT = 24
 # How far past its k best a query's ties with the k-th passage are followed (k x this).
 TIE_WIDENING = 4
 
-_WORD_SPAN = re.compile(r"\S+")
-
 
 @dataclass(frozen=True)
 class Passage:
@@ -56,16 +58,20 @@ class Passage:
     start: int  # character offsets into the fact text, end exclusive
     end: int
     text: str
+    key: str = ""  # a structured fact's statement: the key of its value, as written
 
 
 def _cut_long(fact: int, text: str, start: int, end: int) -> list[Passage]:
-    """Split one over-long sentence into word-bounded pieces (offsets kept exact)."""
-    spans = [(m.start() + start, m.end() + start) for m in _WORD_SPAN.finditer(text[start:end])]
+    """Split one over-long sentence into pieces of `MAX_PASSAGE_WORDS` words that tile it:
+    each ends where the next one's first word starts (offsets kept exact)."""
+    tokens = read(text[start:end]).tokens
+    cuts = [
+        start + tokens[i].start for i in range(MAX_PASSAGE_WORDS, len(tokens), MAX_PASSAGE_WORDS)
+    ]
     pieces = []
-    for i in range(0, len(spans), MAX_PASSAGE_WORDS):
-        group = spans[i : i + MAX_PASSAGE_WORDS]
-        a, b = group[0][0], group[-1][1]
-        pieces.append(Passage(fact, a, b, text[a:b]))
+    for a, b in itertools.pairwise([start, *cuts, end]):
+        piece = text[a:b].rstrip()
+        pieces.append(Passage(fact, a, a + len(piece), piece))
     return pieces
 
 
@@ -99,7 +105,7 @@ def _fact_passages(index: int, text: str) -> tuple[list[Passage], bool]:
             # A long string value splits into several passages: each keeps its own span.
             start = statement.origin(piece.start)
             end = max(statement.origin(piece.end), start + 1)
-            passages.append(Passage(index, start, end, piece.text))
+            passages.append(Passage(index, start, end, piece.text, statement.key))
     return passages, True
 
 
@@ -117,6 +123,7 @@ class Statement:
 
     text: str
     offsets: tuple[int, ...]
+    key: str = ""  # the value's own key, as written ("business_id"); "" in a bare list
 
     def origin(self, position: int) -> int:
         return self.offsets[position]
@@ -141,6 +148,10 @@ _KEY_VALUE_LINE = re.compile(
 _TERMINAL = (".", "!", "?", "\u3002", "\uff01", "\uff1f")  # and the CJK full stops
 # Deeper nesting is no record a reader would state line by line (and recursion is bounded).
 _MAX_DEPTH = 32
+# A string value that opens like a Python literal (Yelp writes "u'free'" and
+# "{'garage': False, 'street': True}" inside its JSON) is read as one, up to this length.
+_LITERAL_OPENERS = ("u'", "'", "{", "[")
+_MAX_LITERAL = 2000
 
 
 def key_words(key: str) -> str:
@@ -149,6 +160,17 @@ def key_words(key: str) -> str:
     "WiFi" and "userID" stay whole: a word starts at a capital followed by two small letters.
     """
     return _KEY_SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).strip()
+
+
+def _key_phrase(key: str) -> str:
+    """A key as words of a statement: 'OutdoorSeating' -> 'outdoor seating'.
+
+    Capitalised words are lowered, as prose writes them; "WiFi", "HasTV" and "ID" keep
+    theirs, since lowering them makes no word a reader knows.
+    """
+    return " ".join(
+        w.lower() if w[:1].isupper() and w[1:].islower() else w for w in key_words(key).split()
+    )
 
 
 def _words(value: object) -> str | None:
@@ -185,14 +207,77 @@ def _string_offsets(raw: str, value: str, start: int) -> list[int]:
 
 def _scalar(text: str, start: int, path: tuple[str, ...]) -> tuple[list[_Value], int]:
     value, end = _DECODER.raw_decode(text, start)
+    if isinstance(value, str):
+        exact = _string_offsets(text[start:end], value, start)
+        literal = _python_literal(value, exact, path)
+        if literal is not None:
+            return literal, end
     words = _words(value)
     if words is None:
         return [], end
     if isinstance(value, str) and words == value.strip():
         lead = len(value) - len(value.lstrip())
-        exact = _string_offsets(text[start:end], value, start)
         return [_Value(path, words, tuple(exact[lead : lead + len(words) + 1]))], end
     return [_Value(path, words, (start,) * len(words) + (end,))], end
+
+
+def _python_literal(
+    source: str, offsets: Sequence[int], path: tuple[str, ...]
+) -> list[_Value] | None:
+    """The leaves of a string value written as a Python literal, or None for any other
+    string. ``offsets[i]`` is where the ``i``-th character of ``source`` sits in the fact."""
+    stripped = source.strip()
+    if not stripped.startswith(_LITERAL_OPENERS) or len(source) > _MAX_LITERAL:
+        return None
+    try:
+        tree = ast.parse(stripped, mode="eval")
+        lead = source.index(stripped)
+        return _literal_values(tree.body, stripped, offsets[lead:], path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _char_index(source: str, line: int, column: int) -> int:
+    """The character index of ``ast``'s (line, UTF-8 byte column) in ``source``."""
+    lines = source.splitlines(keepends=True)
+    before = sum(len(text) for text in lines[: line - 1])
+    return before + len(lines[line - 1].encode()[:column].decode(errors="ignore"))
+
+
+def _literal_values(
+    node: ast.expr, source: str, offsets: Sequence[int], path: tuple[str, ...]
+) -> list[_Value]:
+    """Like `_json_values`, for a Python literal's syntax tree; ValueError for anything
+    that is no literal (a name, a call)."""
+    if isinstance(node, ast.Dict):
+        values: list[_Value] = []
+        for key, item in zip(node.keys, node.values, strict=True):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                raise ValueError("a literal's key is no string")
+            values.extend(_literal_values(item, source, offsets, (*path, key.value)))
+        return values
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        items = [_literal_values(item, source, offsets, path) for item in node.elts]
+        plain = [v for values in items for v in values]
+        scalars = all(isinstance(item, ast.Constant) for item in node.elts)
+        return [_joined(path, plain)] if plain and scalars else plain
+    if not isinstance(node, ast.Constant) or node.end_lineno is None:
+        raise ValueError("no literal")
+    words = _words(node.value)
+    if words is None:
+        return []
+    start = _char_index(source, node.lineno, node.col_offset)
+    end = _char_index(source, node.end_lineno, node.end_col_offset or 0)
+    written = source[start:end]
+    # A string written without escapes ("u'free'"): its words point at its own characters.
+    if (
+        words == node.value
+        and len(written) > len(words) + 1
+        and written[-len(words) - 1 : -1] == words
+    ):
+        first = end - len(words) - 1
+        return [_Value(path, words, tuple(offsets[first : first + len(words) + 1]))]
+    return [_Value(path, words, (offsets[start],) * len(words) + (offsets[end],))]
 
 
 def _joined(path: tuple[str, ...], values: Sequence[_Value]) -> _Value:
@@ -248,12 +333,12 @@ def _json_values(
 
 def _statement(value: _Value) -> Statement:
     """'path words: value.' with every character mapped to its source."""
-    head = " ".join(filter(None, (key_words(key) for key in value.path)))
+    head = ", ".join(filter(None, (_key_phrase(key) for key in value.path)))
     prefix = f"{head}: " if head else ""
     tail = "" if value.words.endswith(_TERMINAL) else "."
     offsets = (value.offsets[0],) * len(prefix) + value.offsets[:-1]
     offsets += (value.offsets[-1],) * (len(tail) + 1)
-    return Statement(prefix + value.words + tail, offsets)
+    return Statement(prefix + value.words + tail, offsets, value.path[-1] if value.path else "")
 
 
 def _key_value_lines(text: str) -> list[_Value] | None:
@@ -339,8 +424,10 @@ class PassageIndex:
         # Each fact's opening passage usually names what the fact is about ("Titanic is a
         # 1997 ... movie"); later passages say "The movie ...".
         self.lead: dict[int, int] = {}
+        self.size: dict[int, int] = {}  # each fact's number of passages, from its lead on
         for i, passage in enumerate(self.passages):
             self.lead.setdefault(passage.fact, i)
+            self.size[passage.fact] = self.size.get(passage.fact, 0) + 1
         self._bm25: bm25s.BM25 | None = None
         if len(self.passages) > DENSE_ONLY_LIMIT:
             tokens = [bm25_tokens(p.text) or ["\x00empty"] for p in self.passages]

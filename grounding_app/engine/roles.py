@@ -18,17 +18,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from grounding_app.engine.lang.en import (
+    ACTION_PARTICLES,
     CLAUSE_BREAK,
     NEGATIONS,
     NOT_AGENTS,
     STOPWORDS,
     THIRD_PERSON_PRONOUNS,
+    stem,
 )
-from grounding_app.engine.lexical import sentences, stem
+from grounding_app.engine.lang.sentences import sentences
+from grounding_app.engine.lang.text import read
 
-_TOKEN = re.compile(r"[^\W_]+(?:['\u2019.\-][^\W_]+)*", re.UNICODE)
 # A claim's clauses: "A proposed X, which B criticised" and "A tested X, and B funded it".
 _CLAUSE = re.compile(CLAUSE_BREAK, re.IGNORECASE)
 # Capitalised words that name no one who could do something, as stems.
@@ -41,6 +44,11 @@ class _Token:
     name: bool
 
 
+def clauses(text: str) -> list[str]:
+    """A claim's clauses: "A proposed X, which B criticised" gives two."""
+    return [clause for clause in _CLAUSE.split(text) if clause.strip()]
+
+
 def proper_names(texts: Sequence[str]) -> frozenset[str]:
     """Stems the texts write capitalised where no sentence starts (or in a run of capitals
     that does), and never in lower case: their names, by which a lower-case claim's
@@ -50,7 +58,7 @@ def proper_names(texts: Sequence[str]) -> frozenset[str]:
     lower: set[str] = set()
     for passage in texts:
         for sentence in sentences(passage):
-            words = _TOKEN.findall(sentence)
+            words = [token.text for token in read(sentence).name_tokens]
             if not words:
                 continue
             lower.update(w for w in words if w[0].islower())
@@ -64,13 +72,27 @@ def proper_names(texts: Sequence[str]) -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=64)
+def _proper_names(texts: tuple[str, ...]) -> frozenset[str]:
+    """`proper_names`, kept for the request: the role check reads each whole fact once per
+    claim and option (a fact may be 10,000 characters)."""
+    return proper_names(texts)
+
+
+@lru_cache(maxsize=256)
+def _read(passage: str, proper: frozenset[str]) -> tuple[tuple[_Token, ...], ...]:
+    """A passage's sentences as tokens, kept like `_proper_names`."""
+    return tuple(tuple(_tokens(s, proper)) for s in sentences(passage))
+
+
 def _tokens(text: str, proper: frozenset[str]) -> list[_Token]:
-    """Content words, personal pronouns and "by" (which marks the doer of a passive)."""
+    """Content words, personal pronouns, "by" (which marks the doer of a passive) and the
+    particles that say which way an action goes ("against")."""
     out = []
-    for match in _TOKEN.finditer(text):
-        word = match.group()
+    for token in read(text).name_tokens:
+        word = token.text
         lowered = word.lower()
-        if lowered in THIRD_PERSON_PRONOUNS or lowered == "by":
+        if lowered in THIRD_PERSON_PRONOUNS or lowered == "by" or lowered in ACTION_PARTICLES:
             out.append(_Token(lowered, False))
         elif lowered not in STOPWORDS and lowered not in NEGATIONS:
             stemmed = stem(word)
@@ -155,16 +177,18 @@ def misattributes(claim: str, evidence: Sequence[str], names: frozenset[str] = f
     whose name the evidence passages lack ("muhammadu buhari was shot" against a passage
     where Malala Yousafzai was).
     """
-    proper = names | proper_names(evidence)
-    read = [_tokens(s, proper) for passage in evidence for s in sentences(passage)]
-    clauses = [[t for t in _tokens(c, proper) if t.stem != "by"] for c in _CLAUSE.split(claim)]
-    subjects = [_subject(clause) for clause in clauses]
+    proper = names | _proper_names(tuple(evidence))
+    tokens = [[t for t in _tokens(c, proper) if t.stem != "by"] for c in clauses(claim)]
+    subjects = [_subject(clause) for clause in tokens]
+    if not any(subjects):
+        return False
+    read = [sentence for passage in evidence for sentence in _read(passage, proper)]
     # Names the claim mentions but not as a doer ("raids in the West Bank") are no rivals.
     mentioned = frozenset(
-        stem for clause in clauses for _, group in _names(clause) for stem in group
+        stem for clause in tokens for _, group in _names(clause) for stem in group
     ) - frozenset().union(*(s for s in subjects if s))
     return any(
         _done_by_another(clause, subject, read, mentioned)
-        for clause, subject in zip(clauses, subjects, strict=True)
+        for clause, subject in zip(tokens, subjects, strict=True)
         if subject
     )

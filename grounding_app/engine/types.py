@@ -17,6 +17,13 @@ VERIFIER = "verifier"
 FEATURE_JUDGE = "feature_judge"
 WORD_MATCHING = "word_matching"
 CHECKED_BY = (VERIFIER, FEATURE_JUDGE, WORD_MATCHING)
+# Why a piece of a Markdown answer is no claim at all (`claims.split_claims`): a table's
+# header row or its rule row (`|---|:---:|`), or code (a fenced or indented block). Such
+# pieces keep their span, so the claims still cover the answer, but are never checked.
+TABLE_HEADER = "table_header"
+TABLE_RULE = "table_rule"
+CODE = "code"
+NO_CHECK_REASONS = (TABLE_HEADER, TABLE_RULE, CODE)
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,8 @@ class Claim:
     # Of an unsupported claim: UTF-8 byte spans, in the answer, of the words its best
     # evidence does not back (`unsupported.py`, lexical pass).
     unsupported: tuple[tuple[int, int], ...] = ()
+    # Of a piece of Markdown structure that is no claim: one of `NO_CHECK_REASONS`.
+    no_check_reason: str | None = None
 
 
 @dataclass(frozen=True)

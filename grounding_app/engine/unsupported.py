@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from grounding_app.engine.lang import he
 from grounding_app.engine.lang.en import UNMARKED_WORDS
+from grounding_app.engine.lang.sentences import sentences as split
+from grounding_app.engine.lang.text import read
 from grounding_app.engine.lexical import named_otherwise, stem
 from grounding_app.engine.memo import text_memo
 from grounding_app.engine.normalise import dates_held
@@ -34,7 +36,15 @@ MIN_GAIN = 0.1
 MAX_PHRASES = 8  # phrases refined per claim; more would be a sentence, not a pointer
 
 _APOSTROPHE = "\u2019"
-_WORD = re.compile(rf"\w+(?:[.,'{_APOSTROPHE}:/-]\w+)*")
+# Markdown the reader never sees as words: a link's destination and title ("[Paris](
+# https://...)"), a reference definition's URL. Words in them are no claim's words, and
+# phrases do not run across Markdown marks ("**", "`", "](", "|"), which would show them.
+_LINK_TARGET = re.compile(
+    r"\]\(\s*(?:<[^>\n]*>|[^\s)]*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
+    r"|^\s*\[[^\]\n]+\]:\s*\S+",
+    re.MULTILINE,
+)
+_MARKS = frozenset("*_`~[]()<>|#\\")
 
 
 @dataclass(frozen=True)
@@ -45,23 +55,13 @@ class Word:
 
 
 def _fold(word: str) -> str:
-    """Case, accents, thousands separators and common English endings away, so that
+    """Case, accents and thousands separators away, and the word stemmed, so that
     "movies"/"movie", "starred"/"stars" and "1,500"/"1500" meet."""
     decomposed = unicodedata.normalize("NFKD", word.casefold().replace(_APOSTROPHE, "'"))
     folded = "".join(c for c in decomposed if not unicodedata.combining(c))
     if any(c.isdigit() for c in folded):
         return folded.replace(",", "")
-    folded = folded.removesuffix("'s")
-    for ending, replacement in (("ies", "i"), ("es", ""), ("s", ""), ("ed", ""), ("ing", "")):
-        stem = folded[: -len(ending)] + replacement
-        if folded.endswith(ending) and not folded.endswith("ss") and len(stem) >= 3:
-            if ending in ("ed", "ing") and stem[-1] == stem[-2]:
-                stem = stem[:-1]
-            folded = stem
-            break
-    if len(folded) > 3 and folded[-1] in "ey":
-        folded = folded[:-1] if folded[-1] == "e" else folded[:-1] + "i"
-    return folded
+    return stem(folded.removesuffix("'s"))
 
 
 def is_content(word: str) -> bool:
@@ -71,14 +71,16 @@ def is_content(word: str) -> bool:
 
 
 def words(text: str, offset: int = 0) -> list[Word]:
-    """The words of `text` with UTF-8 byte spans, `offset` bytes into the answer."""
+    """The words of `text` (whole tokens: "2,102,650", "U.S.", "example.com/a") with
+    UTF-8 byte spans, `offset` bytes into the answer. No token holds an underscore, so
+    Markdown emphasis ("_Titanic_") is never part of a word."""
     out = []
     at_char, at_byte = 0, offset
-    for match in _WORD.finditer(text):
-        at_byte += len(text[at_char : match.start()].encode("utf-8"))
-        end = at_byte + len(match[0].encode("utf-8"))
-        out.append(Word(at_byte, end, match[0]))
-        at_char, at_byte = match.end(), end
+    for token in read(text).tokens:
+        at_byte += len(text[at_char : token.start].encode("utf-8"))
+        end = at_byte + len(token.text.encode("utf-8"))
+        out.append(Word(at_byte, end, token.text))
+        at_char, at_byte = token.end, end
     return out
 
 
@@ -119,12 +121,25 @@ def matched_otherwise(claim: str, evidence: str) -> frozenset[str]:
 
 
 def absent_phrases(claim: str, offset: int, vocab: frozenset[str]) -> list[tuple[int, int]]:
-    """Byte spans of runs of adjacent content words missing from `vocab`."""
+    """Byte spans of runs of adjacent content words missing from `vocab`, as the claim
+    reads rendered: no words of link destinations, no run across a Markdown mark."""
+    raw = claim.encode("utf-8")
+    hidden = [
+        (
+            offset + len(claim[: m.start()].encode("utf-8")),
+            offset + len(claim[: m.end()].encode("utf-8")),
+        )
+        for m in _LINK_TARGET.finditer(claim)
+    ]
     phrases: list[tuple[int, int]] = []
-    joined = False  # the previous word was missing too
+    joined = False  # the previous word was missing too, with nothing but text between
     for word in words(claim, offset):
+        if any(start <= word.start < end for start, end in hidden):
+            joined = False
+            continue
         missing = is_content(word.text) and not _known(word.text, vocab)
-        if missing and joined:
+        gap = raw[phrases[-1][1] - offset : word.start - offset] if phrases else b""
+        if missing and joined and not _MARKS.intersection(gap.decode("utf-8")):
             phrases[-1] = (phrases[-1][0], word.end)
         elif missing:
             phrases.append((word.start, word.end))
@@ -132,14 +147,11 @@ def absent_phrases(claim: str, offset: int, vocab: frozenset[str]) -> list[tuple
     return phrases
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
 def evidence_passages(claim: str, fact: str, keep: int = 2) -> str:
     """The fact's `keep` sentences sharing most words with the claim, in their order:
     what the verifier reads (it would truncate a whole long fact)."""
     wanted = {_fold(w.text) for w in words(claim) if is_content(w.text)}
-    sentences = _SENTENCE_END.split(fact)
+    sentences = split(fact) or [fact]
     ranked = sorted(
         range(len(sentences)), key=lambda i: (-len(wanted & vocabulary(sentences[i])), i)
     )

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from grounding_app.engine.lang import Profile
+from grounding_app.engine.lang.numbers import unsupported
 
 WORD_MATCH_WEIGHTS = Path(__file__).with_name("data") / "word_match.json"
 
@@ -69,7 +70,11 @@ def features(claim: str, evidence: str, profile: Profile) -> list[float]:
     coverage = found / len(content) if content else 1.0
     grams = _ngrams(claim)
     char_coverage = len(grams & _ngrams(evidence)) / len(grams) if grams else 1.0
-    missing_number = bool(profile.numbers(claim) - profile.numbers(evidence))
+    # A number counts as missing only where the value comparison (rounding, hedges,
+    # shares, sums: `lang.numbers.unsupported`) finds no support either.
+    missing_number = bool(profile.numbers(claim) - profile.numbers(evidence)) and bool(
+        unsupported(claim, (evidence,), profile.code)
+    )
     claim_words = profile.words(claim)
     negated = any(profile.is_negation(w) for w in claim_words)
     evidence_negated = any(profile.is_negation(w) for w in evidence_words)

@@ -330,7 +330,8 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
     presence, so 0 and false are sent; `source` is a string field holding the fact index.
     Our extensions, which the official client ignores (tested): each checked claim's
     `language` (ISO 639-1) and `checkedBy` (`VERIFIER`, `FEATURE_JUDGE`, or
-    `WORD_MATCHING` where no model of the engine reads the language), and each
+    `WORD_MATCHING` where no model of the engine reads the language), each piece of
+    Markdown structure's `noCheckReason` (`TABLE_HEADER`, `TABLE_RULE`, `CODE`), and each
     unsupported claim's `unsupportedSpans` (`[{startPos, endPos}]`, UTF-8 byte offsets of
     the words its best evidence does not back, as the engine found them).
     """
@@ -359,6 +360,8 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
                 item["language"] = claim.language
             if claim.checked_by is not None:
                 item["checkedBy"] = claim.checked_by.upper()
+            if claim.no_check_reason is not None:
+                item["noCheckReason"] = claim.no_check_reason.upper()
             if claim.unsupported:
                 item["unsupportedSpans"] = [
                     {"startPos": start, "endPos": end} for start, end in claim.unsupported

@@ -15,8 +15,9 @@ missing `endPos` is a problem, since an empty span at 0 would be a guess; a miss
 `groundingCheckRequired` is true (responses from before the field existed checked every
 claim); `source` may be a JSON integer as well as the string the API sends; the
 newer `FactChunk` fields `uri`, `title` and `domain` win over the same keys in
-`sourceMetadata`; unknown fields are ignored; our own `language` and `checkedBy`
-(what judged a claim) are read back, and a `checkedBy` we never write is a problem.
+`sourceMetadata`; unknown fields are ignored; our own `language`, `checkedBy` (what
+judged a claim) and `noCheckReason` (Markdown structure that is no claim) are read back,
+and a value of `checkedBy` or `noCheckReason` we never write is a problem.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from grounding_app.engine import (
     CHECKED_BY,
+    NO_CHECK_REASONS,
     CheckRequest,
     CheckResponse,
     CitedChunk,
@@ -55,6 +57,7 @@ class _Claim:
     score: float | None
     language: str | None
     checked_by: str | None
+    no_check_reason: str | None
 
 
 @dataclass(frozen=True)
@@ -106,20 +109,21 @@ def _claim(path: str, value: object) -> _Claim:
         grounding_check_required=r.opt_bool(data, path, "groundingCheckRequired", default=True),
         score=r.opt_number(data, path, "score"),
         language=r.opt_string(data, path, "language") or None,
-        checked_by=_checked_by(data, path),
+        checked_by=_one_of(data, path, "checkedBy", CHECKED_BY),
+        no_check_reason=_one_of(data, path, "noCheckReason", NO_CHECK_REASONS),
     )
 
 
-def _checked_by(data: dict[str, object], path: str) -> str | None:
-    """Our `checkedBy` extension, as the engine names it; absent in other tools' output."""
-    value = r.opt_string(data, path, "checkedBy")
+def _one_of(data: dict[str, object], path: str, key: str, values: tuple[str, ...]) -> str | None:
+    """One of our enum extensions, as the engine names it; absent in other tools' output."""
+    value = r.opt_string(data, path, key)
     if not value:
         return None
-    if value.lower() not in CHECKED_BY:
+    if value.lower() not in values:
         r.fail(
-            r.join(path, "checkedBy"),
+            r.join(path, key),
             f"unknown value {value!r}: expected one of "
-            + ", ".join(c.upper() for c in CHECKED_BY)
+            + ", ".join(c.upper() for c in values)
             + ".",
         )
     return value.lower()
@@ -150,6 +154,7 @@ def _engine_claim(claim: _Claim, citations: tuple[int, ...]) -> Claim:
         score=claim.score,
         language=claim.language,
         checked_by=claim.checked_by,
+        no_check_reason=claim.no_check_reason,
     )
 
 

@@ -7,6 +7,8 @@ from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, S
 
 
 def grounded_from_check(request: CheckRequest, response: CheckResponse) -> GroundedAnswer:
+    """The response for display; Markdown structure that is no claim (a table's header
+    and rule rows, code) is left out, so the page shows it as rendered, not as a claim."""
     sources = tuple(
         Source(
             text=chunk.chunk_text,
@@ -20,6 +22,8 @@ def grounded_from_check(request: CheckRequest, response: CheckResponse) -> Groun
     )
     segments = []
     for claim in response.claims:
+        if claim.no_check_reason is not None:
+            continue
         verdict: Verdict
         if not claim.grounding_check_required:
             verdict = "no_check"

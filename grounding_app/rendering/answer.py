@@ -518,7 +518,7 @@ def part_html(
 
 
 _WORD_END, _CLAIM_END, _CLAIM_START, _WORD_START = range(4)
-_BLOCK_OPEN = re.compile(r"<(p|li|h[1-6]|blockquote|td|th)>")
+_BLOCK_OPEN = re.compile(r'<(p|li|h[1-6]|blockquote|td|th)((?: class="align-[a-z]+")?)>')
 
 
 def markdown_part_html(
@@ -567,4 +567,4 @@ def markdown_part_html(
                 if span in active:
                     active.remove(span)
                 out.append(_markers(span[2]))
-    return _BLOCK_OPEN.sub(r'<\1 dir="auto">', "".join(out))
+    return _BLOCK_OPEN.sub(r'<\1\2 dir="auto">', "".join(out))

@@ -77,6 +77,7 @@ _REFERENCE = re.compile(r"\[([^\[\]\n]+)\](?:\[([^\[\]\n]*)\])?")
 _TAG = re.compile(r"(<[^>]*>)")
 _TAG_NAME = re.compile(r"</?([a-zA-Z0-9]+)")
 _HOLDERS = frozenset({"a", "code", "pre"})  # constructs a point may not stay inside
+_TABLE_BOX = '<div class="table-scroll" tabindex="0" role="group" aria-label="Table">'
 
 ALLOWED_TAGS = frozenset(
     {
@@ -87,7 +88,13 @@ ALLOWED_TAGS = frozenset(
 )  # fmt: skip
 
 
+# A table column's alignment (`|:---:|`), as a class: style attributes are not allowed.
+_ALIGN_CLASSES = frozenset({"align-left", "align-center", "align-right"})
+
+
 def _allowed_attribute(tag: str, name: str, value: str) -> bool:
+    if tag in ("th", "td"):
+        return name == "class" and value in _ALIGN_CLASSES
     if tag == "a":
         return name == "href" or name == "title" or (name == "rel" and value == LINK_REL)
     if tag == "ol":
@@ -110,6 +117,16 @@ def _link_open(
     renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
     tokens[idx].attrSet("rel", LINK_REL)
+    return renderer.renderToken(tokens, idx, options, env)
+
+
+def _cell_open(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    token = tokens[idx]
+    style = str(token.attrs.pop("style", ""))
+    if style.startswith("text-align:"):
+        token.attrSet("class", "align-" + style.removeprefix("text-align:"))
     return renderer.renderToken(tokens, idx, options, env)
 
 
@@ -150,6 +167,8 @@ def _parser() -> MarkdownIt:
     md = _Parser("commonmark", {"html": False}).enable(["table", "strikethrough"])
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("image", _image)
+    md.add_render_rule("th_open", _cell_open)
+    md.add_render_rule("td_open", _cell_open)
     return md
 
 
@@ -234,6 +253,50 @@ def _code_blocks(lines: _Lines, tokens: list[Token]) -> _Spans:
     return _Spans(blocks)
 
 
+class _TableRows:
+    """Where a point on a table's row may stand: inside its cells, never before the
+    leading pipe or after the trailing one (it would make a cell of its own and the row
+    would no longer be one), and never in the rule row (`|---|`), which would stop being
+    one: a point there goes to the end of the header's last cell."""
+
+    def __init__(self, lines: _Lines, tokens: list[Token]) -> None:
+        self.lines = lines
+        self.bounds: dict[int, tuple[int, int]] = {}  # line start -> cell text bounds
+        for token in tokens:
+            if token.type == "thead_open" and token.map:
+                header = self._cells(token.map[0])
+                self.bounds[lines.starts[token.map[0]]] = header
+                rule = token.map[0] + 1
+                if rule < len(lines.starts):
+                    self.bounds[lines.starts[rule]] = (header[1], header[1])
+            elif token.type == "tr_open" and token.map:
+                self.bounds.setdefault(lines.starts[token.map[0]], self._cells(token.map[0]))
+
+    def _cells(self, line: int) -> tuple[int, int]:
+        text, starts = self.lines.text, self.lines.starts
+        start = starts[line]
+        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
+        prefix = _LINE_PREFIX.match(text, start)
+        low = prefix.end() if prefix is not None else start
+        while low < end and text[low] in " \t":
+            low += 1
+        low += text.startswith("|", low)
+        high = end
+        while high > low and text[high - 1] in " \t\r":
+            high -= 1
+        if high > low and text[high - 1] == "|" and text[high - 2 : high] != "\\|":
+            high -= 1
+        while low < high and text[low] in " \t":
+            low += 1
+        while high > low and text[high - 1] in " \t":
+            high -= 1
+        return low, max(low, high)
+
+    def place(self, at: int) -> int:
+        bounds = self.bounds.get(self.lines.start(at))
+        return at if bounds is None else min(max(at, bounds[0]), bounds[1])
+
+
 def _adjust(text: str, lines: _Lines, at: int) -> int:
     """Where a point at `at` can stand without changing what the Markdown means."""
     line_start = lines.start(at)
@@ -285,6 +348,7 @@ def _spans(text: str) -> tuple[_Spans, _Spans]:
 def _with_sentinels(text: str, points: Sequence[int], tokens: list[Token]) -> str:
     lines = _Lines(text)
     blocks = _code_blocks(lines, tokens)
+    rows = _TableRows(lines, tokens)
     moves, definitions = _spans(text)
     inserts: dict[int, list[str]] = {}  # char position -> what goes there, in order
     for point, at in enumerate(points):
@@ -296,7 +360,7 @@ def _with_sentinels(text: str, points: Sequence[int], tokens: list[Token]) -> st
         if definitions.around(at, inclusive=True):
             continue  # appended at the end
         move = moves.around(at)
-        at = _adjust(text, lines, at if move is None else move[1])
+        at = rows.place(_adjust(text, lines, at if move is None else move[1]))
         inserts.setdefault(at, []).append(sentinel(point))
     out: list[str] = []
     last = 0
@@ -352,7 +416,11 @@ def render_markdown(
     html = _relocate(_parser().render(_with_sentinels(text, points, tokens)))
     seen = set(_SENTINEL.findall(html))
     missing = "".join(sentinel(i) for i in range(len(points)) if sentinel(i) not in seen)
-    return str(_cleaner.clean(html + missing))
+    clean = str(_cleaner.clean(html + missing))
+    # Each table scrolls sideways in a box of its own (a phone is narrower than most
+    # tables), which the keyboard can reach and scroll. After cleaning, a `<table>` tag
+    # is one markdown-it wrote: the user's would be escaped text.
+    return clean.replace("<table>", _TABLE_BOX + "<table>").replace("</table>", "</table></div>")
 
 
 def pieces(html: str) -> Iterator[tuple[str, Any]]:

@@ -25,6 +25,7 @@ from grounding_app.engine import (
     CheckResponse,
     CitedChunk,
     Claim,
+    split_claims,
 )
 from grounding_app.formats.check_grounding import response_to_json
 
@@ -259,4 +260,34 @@ def test_the_official_client_parses_our_extensions(client, monkeypatch):
         ("en", "VERIFIER"),
         ("en", "VERIFIER"),
         ("he", "WORD_MATCHING"),
+    ]
+
+
+def test_the_official_client_parses_why_structure_is_no_claim(client, monkeypatch):
+    """`noCheckReason` on a table's header and rule rows and on code: parsed all the
+    same, with `groundingCheckRequired` false there, and the data row a claim."""
+    answer = "| Film | Year |\n|---|---|\n| Titanic | 1997 |\n\n```\nx = 1\n```"
+
+    def fake_check(request: CheckRequest) -> CheckResponse:
+        claims = tuple(
+            Claim(
+                s.start,
+                s.end,
+                s.text,
+                s.no_check_reason is None,
+                (0,) if s.no_check_reason is None else (),
+                no_check_reason=s.no_check_reason,
+            )
+            for s in split_claims(answer)
+        )
+        chunks = (CitedChunk("Titanic is a 1997 film.", 0, {}),)
+        return CheckResponse(claims=claims, cited_chunks=chunks, support_score=1.0)
+
+    monkeypatch.setattr(engine, "check", fake_check)
+    response = check(client, answer_candidate=answer, facts=FILM_FACTS)
+    assert [(c.claim_text, c.grounding_check_required) for c in response.claims] == [
+        ("| Film | Year |", False),
+        ("|---|---|", False),
+        ("| Titanic | 1997 |", True),
+        ("```\nx = 1\n```", False),
     ]

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.engine.checks import CONTRADICTION, HEDGE, ROLE, Reading, fired, registry
+from grounding_app.engine.checks import (
+    CONTRADICTION,
+    HEDGE,
+    NUMBER,
+    ROLE,
+    Reading,
+    fired,
+    registry,
+)
 from grounding_app.engine.lang import PROFILES
 
 CHECKS = registry()
@@ -25,7 +33,7 @@ def test_case_table(check, language, claim, passages, expected):
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.name)
 def test_each_check_declares_its_languages_and_cases_both_ways(check):
-    assert check.kind in (CONTRADICTION, ROLE, HEDGE)
+    assert check.kind in (CONTRADICTION, ROLE, HEDGE, NUMBER)
     assert check.languages and check.languages <= set(PROFILES)
     for language in check.languages:
         assert {expected for _, _, expected in check.cases[language]} == {True, False}

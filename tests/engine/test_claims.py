@@ -13,10 +13,12 @@ from grounding_app.engine.claims import (
     Sentence,
     asserted_statement,
     needs_grounding_check,
+    split_claims,
     split_sentences,
     strip_list_marker,
 )
 from grounding_app.engine.offsets import OffsetError
+from grounding_app.engine.types import CODE, NO_CHECK_REASONS, TABLE_HEADER, TABLE_RULE
 
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
@@ -560,3 +562,228 @@ def test_split_100kb_answer_is_fast() -> None:
     elapsed = time.perf_counter() - started
     assert len(sentences) == 200
     assert elapsed < 0.5
+
+
+# --- Markdown structure: tables, code and lists (`split_claims`) ------------------------
+
+R, H, C = TABLE_RULE, TABLE_HEADER, CODE
+FILMS = "| Film | Year |\n|---|---|\n| Titanic | 1997 |\n| Avatar | 2009 |"
+# (answer, [(text, no_check_reason, reading, lead_in)]) for every piece, in order.
+MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] = [
+    (
+        FILMS,
+        [
+            ("| Film | Year |", H, None, ""),
+            ("|---|---|", R, None, ""),
+            ("| Titanic | 1997 |", None, "film: Titanic; year: 1997", ""),
+            ("| Avatar | 2009 |", None, "film: Avatar; year: 2009", ""),
+        ],
+    ),
+    # No leading or trailing pipes; alignment rows; a missing cell and an empty one.
+    (
+        "Film | Year | Note\n:---: | ---: | :---\nTitanic | 1997\nAvatar | | big",
+        [
+            ("Film | Year | Note", H, None, ""),
+            (":---: | ---: | :---", R, None, ""),
+            ("Titanic | 1997", None, "film: Titanic; year: 1997", ""),
+            ("Avatar | | big", None, "film: Avatar; note: big", ""),
+        ],
+    ),
+    # Escaped pipes and inline code with an escaped pipe stay in their cell; emphasis,
+    # links and backticks are read as rendered; sentence ends in a cell split nothing.
+    (
+        "| Op | Means |\n|---|---|\n"
+        "| `a \\| b` | **either** a or b. See [docs](https://x.org/a). |",
+        [
+            ("| Op | Means |", H, None, ""),
+            ("|---|---|", R, None, ""),
+            (
+                "| `a \\| b` | **either** a or b. See [docs](https://x.org/a). |",
+                None,
+                "op: a | b; means: either a or b. See docs.",
+                "",
+            ),
+        ],
+    ),
+    # Headers are labels: capitalised words in lower case, acronyms and names kept.
+    (
+        "| Country | GDP | Head of State |\n|---|---|---|\n| France | $3.0T | Emmanuel Macron |",
+        [
+            ("| Country | GDP | Head of State |", H, None, ""),
+            ("|---|---|---|", R, None, ""),
+            (
+                "| France | $3.0T | Emmanuel Macron |",
+                None,
+                "country: France; GDP: $3.0T; head of state: Emmanuel Macron",
+                "",
+            ),
+        ],
+    ),
+    # An empty header cell: the cell alone; an all-empty row reads as nothing.
+    (
+        "| | 2024 |\n|---|---|\n| Revenue | $5M |\n| | |",
+        [
+            ("| | 2024 |", H, None, ""),
+            ("|---|---|", R, None, ""),
+            ("| Revenue | $5M |", None, "Revenue; 2024: $5M", ""),
+            ("| | |", None, "", ""),
+        ],
+    ),
+    # A lead-in sentence ending in a colon introduces the table's rows.
+    (
+        "Cameron directed these films:\n\n" + FILMS,
+        [
+            ("Cameron directed these films:", None, None, ""),
+            ("| Film | Year |", H, None, "Cameron directed these films:"),
+            ("|---|---|", R, None, "Cameron directed these films:"),
+            (
+                "| Titanic | 1997 |",
+                None,
+                "film: Titanic; year: 1997",
+                "Cameron directed these films:",
+            ),
+            (
+                "| Avatar | 2009 |",
+                None,
+                "film: Avatar; year: 2009",
+                "Cameron directed these films:",
+            ),
+        ],
+    ),
+    # A table inside a list item, and a list whose lead-in is bold.
+    (
+        "**The films:**\n\n- Two of them:\n\n  | Film | Year |\n  |---|---|\n  | Titanic | 1997 |",
+        [
+            ("**The films:**", None, None, ""),
+            ("- Two of them:", None, None, "**The films:**"),
+            ("| Film | Year |", H, None, "Two of them:"),
+            ("|---|---|", R, None, "Two of them:"),
+            ("| Titanic | 1997 |", None, "film: Titanic; year: 1997", "Two of them:"),
+        ],
+    ),
+    # A table that starts on a list item's own line keeps the marker in the header piece.
+    (
+        "- | a | b |\n  |---|---|\n  | 1 | 2 |",
+        [
+            ("- | a | b |", H, None, ""),
+            ("|---|---|", R, None, ""),
+            ("| 1 | 2 |", None, "a: 1; b: 2", ""),
+        ],
+    ),
+    # Fenced code (backticks, tildes, unclosed) and indented code: one piece each.
+    (
+        "Run this:\n\n```python\nprint('Hi. There.')\n```\n\n"
+        "Then:\n\n~~~\nls\n~~~\n\n    make all\n    make test",
+        [
+            ("Run this:", None, None, ""),
+            ("```python\nprint('Hi. There.')\n```", C, None, ""),
+            ("Then:", None, None, ""),
+            ("~~~\nls\n~~~", C, None, ""),
+            ("make all\n    make test", C, None, ""),
+        ],
+    ),
+    (
+        "Code:\n\n```\nunclosed. Fence.",
+        [("Code:", None, None, ""), ("```\nunclosed. Fence.", C, None, "")],
+    ),
+    ("    indented = True", [("indented = True", C, None, "")]),
+    # A list and its lead-in; a nested list takes its own; a sentence that does not end
+    # in a colon introduces nothing.
+    (
+        "The cast includes:\n- Kate Winslet\n- Leonardo DiCaprio. He won later.\n"
+        "  - Films:\n    - Titanic",
+        [
+            ("The cast includes:", None, None, ""),
+            ("- Kate Winslet", None, None, "The cast includes:"),
+            ("- Leonardo DiCaprio.", None, None, "The cast includes:"),
+            ("He won later.", None, None, "The cast includes:"),
+            ("- Films:", None, None, "The cast includes:"),
+            ("- Titanic", None, None, "Films:"),
+        ],
+    ),
+    (
+        "Titanic was a hit.\n\n1. It won 11 Oscars.",
+        [("Titanic was a hit.", None, None, ""), ("1. It won 11 Oscars.", None, None, "")],
+    ),
+    # Pipes that make no table (no rule row) and a rule row alone stay sentences.
+    (
+        "a | b\nc | d",
+        [("a | b", None, None, ""), ("c | d", None, None, "")],
+    ),
+    # CRLF line ends.
+    (
+        "Films:\r\n\r\n| Film | Year |\r\n|---|---|\r\n| Titanic | 1997 |\r\n"
+        "\r\n```\r\nx\r\n```\r\n",
+        [
+            ("Films:", None, None, ""),
+            ("| Film | Year |", H, None, "Films:"),
+            ("|---|---|", R, None, "Films:"),
+            ("| Titanic | 1997 |", None, "film: Titanic; year: 1997", "Films:"),
+            ("```\r\nx\r\n```", C, None, ""),
+        ],
+    ),
+    # Multibyte text: byte spans (checked below) and readings.
+    (
+        "סרטים:\n\n| סרט | שנה |\n|---|---|\n| טיטאניק | 1997 |\n\nÉté 🎬 | Ünï\n--- | ---\nà | ü",
+        [
+            ("סרטים:", None, None, ""),
+            ("| סרט | שנה |", H, None, "סרטים:"),
+            ("|---|---|", R, None, "סרטים:"),
+            ("| טיטאניק | 1997 |", None, "סרט: טיטאניק; שנה: 1997", "סרטים:"),
+            ("Été 🎬 | Ünï", H, None, ""),
+            ("--- | ---", R, None, ""),
+            ("à | ü", None, "été 🎬: à; ünï: ü", ""),
+        ],
+    ),
+]
+
+
+def assert_covers(text: str, pieces: list[Sentence]) -> None:
+    """Byte spans in order, each exactly its text, whitespace between and around."""
+    data = text.encode("utf-8")
+    pos = 0
+    for piece in pieces:
+        assert pos <= piece.start < piece.end <= len(data)
+        assert data[pos : piece.start].decode("utf-8").strip() == ""
+        assert data[piece.start : piece.end].decode("utf-8") == piece.text
+        pos = piece.end
+    assert data[pos:].decode("utf-8").strip() == ""
+
+
+@pytest.mark.parametrize(("text", "expected"), MARKDOWN_CASES)
+def test_split_claims_reads_markdown(
+    text: str, expected: list[tuple[str, str | None, str | None, str]]
+) -> None:
+    pieces = split_claims(text)
+    assert_covers(text, pieces)
+    assert [(p.text, p.no_check_reason, p.reading, p.lead_in) for p in pieces] == expected
+
+
+def test_split_claims_byte_spans_are_exact() -> None:
+    text = MARKDOWN_CASES[-1][0]
+    spans = [(p.start, p.end) for p in split_claims(text)]
+    # "סרטים:" is 11 bytes: each Hebrew letter 2; "É" and "Ü" 2, "🎬" 4.
+    assert spans == [(0, 11), (13, 32), (33, 42), (43, 68), (70, 88), (89, 98), (99, 106)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Titanic was directed by James Cameron. It won 11 Oscars.",
+        "Line one.\nLine two!\n\nA third: with a colon.",
+        "- a\n- b\n\n1. c",
+        "a | b\nc | d",
+    ],
+)
+def test_split_claims_is_split_sentences_without_structure(text: str) -> None:
+    assert [(p.start, p.end, p.text) for p in split_claims(text)] == [
+        (s.start, s.end, s.text) for s in split_sentences(text)
+    ]
+
+
+@given(st.text(alphabet="ab |-:`~*\\\n\r\t é🎬.", max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_split_claims_covers_arbitrary_markdown(text: str) -> None:
+    pieces = split_claims(text)
+    assert_covers(text, pieces)
+    assert all(p.no_check_reason in (None, *NO_CHECK_REASONS) for p in pieces)

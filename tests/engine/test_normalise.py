@@ -431,24 +431,24 @@ def test_key_words(key, expected):
             json.dumps(LUIGIS, indent=2),
             [
                 "name: Luigi's.",
-                "attributes Restaurants Reservations: yes.",
-                "attributes WiFi: free.",
-                "attributes HasTV: no.",
+                "attributes, restaurants reservations: yes.",
+                "attributes, WiFi: free.",
+                "attributes, HasTV: no.",
             ],
         ),
         (
             json.dumps(LUIGIS),
             [
                 "name: Luigi's.",
-                "attributes Restaurants Reservations: yes.",
-                "attributes WiFi: free.",
-                "attributes HasTV: no.",
+                "attributes, restaurants reservations: yes.",
+                "attributes, WiFi: free.",
+                "attributes, HasTV: no.",
             ],
         ),
         ('{"tags": ["pizza", "pasta"], "stars": 4.5}', ["tags: pizza, pasta.", "stars: 4.5."]),
         ('{"open": "True", "delivery": "false"}', ["open: yes.", "delivery: no."]),
         ('{"chef": null, "seats": 60, "notes": ""}', ["seats: 60."]),
-        ('{"reviews": [{"stars": 5}, {"stars": 2}]}', ["reviews stars: 5.", "reviews stars: 2."]),
+        ('{"reviews": [{"stars": 5}, {"stars": 2}]}', ["reviews, stars: 5.", "reviews, stars: 2."]),
         ('[{"name": "A"}, {"name": "B"}]', ["name: A.", "name: B."]),
         ('["Paris is big.", "Rome is old."]', ["Paris is big. Rome is old."]),
         ('{"text": "It is good!"}', ["text: It is good!"]),
@@ -460,8 +460,34 @@ def test_key_words(key, expected):
                 "name: Luigi's.",
                 "cuisine: Italian.",
                 "reservations: yes.",
-                "Outdoor Seating: no.",
+                "outdoor seating: no.",
             ],
+        ),
+        # nested keys flattened, each word of a key as prose writes it
+        (
+            '{"Ambience": {"romantic": false, "casual": true}, "hours": {"Monday": "11:0-22:0"}}',
+            ["ambience, romantic: no.", "ambience, casual: yes.", "hours, monday: 11:0-22:0."],
+        ),
+        (
+            '{"review_count": 212, "HTTPServer": "nginx"}',
+            ["review count: 212.", "HTTP server: nginx."],
+        ),
+        # Python literals inside JSON strings, as Yelp writes its attributes
+        (
+            '{"WiFi": "u\'free\'", "NoiseLevel": "\'average\'"}',
+            ["WiFi: free.", "noise level: average."],
+        ),
+        (
+            "{\"BusinessParking\": \"{'garage': False, 'street': True, 'lot': None}\"}",
+            ["business parking, garage: no.", "business parking, street: yes."],
+        ),
+        ("{\"Music\": \"{'live': True, 'dj': False}\"}", ["music, live: yes.", "music, dj: no."]),
+        ("{\"tags\": \"['pizza', 'pasta']\"}", ["tags: pizza, pasta."]),
+        ('{"GoodForKids": "True", "Music": "None"}', ["good for kids: yes.", "music: None."]),
+        # what only opens like a literal is a string
+        (
+            '{"note": "{\'a\': foo}", "quote": "\'tis the season"}',
+            ["note: {'a': foo}.", "quote: 'tis the season."],
         ),
         # prose, and what only looks structured, is read as it is
         ("Paris is big. Rome is old.", None),
@@ -493,7 +519,7 @@ def test_statements_map_back_to_their_values():
     passages = split_fact(0, text)
     assert [p.text for p in passages] == [
         "name: Luigi's.",
-        "review text: Great food.",
+        "review, text: Great food.",
         "Slow service, but élan.",
     ]
     assert [text[p.start : p.end] for p in passages] == [

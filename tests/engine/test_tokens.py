@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grounding_app.engine.tokens import count_tokens
+from grounding_app.engine.lang.tokens import count_tokens
 
 
 @pytest.mark.parametrize(

@@ -378,7 +378,7 @@ def test_a_record_cites_the_statements_it_rests_on(engine):
     assert {c.chunk_text for c in r.cited_chunks} == {
         "name: Luigi's.",
         "categories: Italian, Restaurants, Pizza.",
-        "attributes Restaurants Reservations: yes.",
+        "attributes, restaurants reservations: yes.",
     }
 
 

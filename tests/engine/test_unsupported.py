@@ -158,3 +158,22 @@ UN = "The United Nations was founded on 24 October 1945 in San Francisco."
 def test_names_and_dates_in_another_form_are_not_unsupported_words(claim, expected):
     (spans,) = unsupported_spans([ClaimToExplain(claim, 0)], [UN])
     assert texts(claim, spans) == expected
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        # A link's destination and title are no words; a phrase stops at its "](".
+        ("It stars [Brad Pitt](https://en.wikipedia.org/wiki/Brad_Pitt).", ["Brad Pitt"]),
+        ('It stars [Brad Pitt](<https://x.org/a b> "Brad Pitt bio").', ["Brad Pitt"]),
+        # Emphasis, code and cell marks end a phrase and are never part of one.
+        ("It stars **Brad** `Pitt` and **Tom Hanks**.", ["Brad", "Pitt", "Tom Hanks"]),
+        ("It stars _Brad Pitt_ and __Tom__.", ["Brad Pitt", "Tom"]),
+        ("| Brad Pitt | Tom Hanks |", ["Brad Pitt", "Tom Hanks"]),
+        ("Brad Pitt ~~Tom Hanks~~", ["Brad Pitt", "Tom Hanks"]),
+    ],
+)
+def test_absent_phrases_read_markdown_as_rendered(claim: str, expected: list[str]) -> None:
+    found = texts(claim, absent_phrases(claim, 0, vocabulary(FILM + " It starred ran.")))
+    assert found == expected
+    assert not any(mark in phrase for phrase in found for mark in ("](", "**", "`", "|", "_B"))

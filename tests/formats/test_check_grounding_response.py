@@ -17,6 +17,7 @@ from grounding_app.engine import (
     CitedChunk,
     Claim,
     Fact,
+    split_claims,
     split_sentences,
 )
 from grounding_app.formats.check_grounding import FormatError, parse_check_request, response_to_json
@@ -317,3 +318,31 @@ def test_not_an_object():
     with pytest.raises(FormatError) as caught:
         grounded_from_check_json(REQUEST, [], "response")
     assert caught.value.field == "response"
+
+
+TABLE_ANSWER = "| Film | Year |\n|---|---|\n| Titanic | 1997 |\n\n```\nx = 1\n```"
+
+
+def test_why_structure_is_no_claim_round_trips_and_is_not_shown_as_a_claim():
+    request = CheckRequest(TABLE_ANSWER, (Fact("Titanic is a 1997 film."),))
+    claims = tuple(
+        Claim(s.start, s.end, s.text, s.no_check_reason is None, no_check_reason=s.no_check_reason)
+        for s in split_claims(TABLE_ANSWER)
+    )
+    original = CheckResponse(claims, (), None)
+    data = response_to_json(original)
+    assert [c.get("noCheckReason") for c in data["claims"]] == [
+        "TABLE_HEADER",
+        "TABLE_RULE",
+        None,
+        "CODE",
+    ]
+    assert parse_check_response(data, TABLE_ANSWER) == original
+    (candidate,) = grounded_from_check_json(request, data).candidates
+    assert [s.text for s in candidate.segments] == ["| Titanic | 1997 |"]
+
+
+def test_an_unknown_no_check_reason_is_a_format_error():
+    data = {"claims": [{"startPos": 0, "endPos": 2, "claimText": "Hi", "noCheckReason": "X"}]}
+    with pytest.raises(FormatError, match="noCheckReason"):
+        parse_check_response(data, "Hi")

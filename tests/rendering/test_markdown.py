@@ -219,14 +219,25 @@ def test_markdown_rendering_is_chosen_by_content_unless_asked() -> None:
 
 
 def test_one_module_renders_untrusted_html() -> None:
-    """bleach and markdown-it-py are used by rendering/markdown.py and nothing else."""
+    """bleach and markdown-it-py are used by rendering/markdown.py and nothing else, but
+    for the engine's claim splitter, which parses the answer's blocks with markdown-it
+    (so that what is shown as a table is read as one) and renders nothing."""
     root = Path(__file__).resolve().parents[2]
-    users = sorted(
-        str(path.relative_to(root))
-        for path in (root / "grounding_app").rglob("*.py")
-        if re.search(r"^\s*(from|import) (bleach|markdown_it)\b", path.read_text(), re.M)
-    )
-    assert users == ["grounding_app/rendering/markdown.py"]
+
+    def users(library: str) -> list[str]:
+        return sorted(
+            str(path.relative_to(root))
+            for path in (root / "grounding_app").rglob("*.py")
+            if re.search(rf"^\s*(from|import) {library}\b", path.read_text(), re.M)
+        )
+
+    assert users("bleach") == ["grounding_app/rendering/markdown.py"]
+    assert users("markdown_it") == [
+        "grounding_app/engine/claims.py",
+        "grounding_app/rendering/markdown.py",
+    ]
+    claims = (root / "grounding_app/engine/claims.py").read_text()
+    assert ".render" not in claims and "bleach" not in claims
 
 
 # --- user URLs are never rewritten (issue 25 item 12) -------------------------------------

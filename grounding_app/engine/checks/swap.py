@@ -17,18 +17,17 @@ the sentence's words, and a synonym is not elsewhere in the evidence; neither fi
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from difflib import SequenceMatcher
 
 from grounding_app.engine.checks import CONTRADICTION, Check, Reading
 from grounding_app.engine.lang import Profile, profile
+from grounding_app.engine.lang.sentences import sentences as split
 
 _MAX_STRETCH = 3
 # Share of the claim's words that follow the sentence in order: a copy, not a new claim.
 _COPIED = 0.6
 _MIN_COPIED = 3
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 
 def _keys(words: list[str], reader: Profile, seen: dict[str, str]) -> list[str]:
@@ -43,7 +42,7 @@ def _keys(words: list[str], reader: Profile, seen: dict[str, str]) -> list[str]:
 def swapped(claim: str, passages: tuple[str, ...], reader: Profile) -> bool:
     """Whether the claim copies an evidence sentence with one stretch exchanged."""
     seen: dict[str, str] = {}
-    sentences = [s for p in passages for s in _SENTENCE_END.split(p) if s.strip()]
+    sentences = [s for p in passages for s in split(p)]
     for sentence in sentences:
         for word in reader.words(sentence):
             for form in reader.word_forms(word):

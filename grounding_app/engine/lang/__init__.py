@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from grounding_app.engine.lang import en, he
+from grounding_app.engine.lang.text import read
 
 # Below this probability a claim's identified language is not trusted on its own: the
 # answer's language, then the profiles' languages, decide.
@@ -41,7 +42,6 @@ def bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-_WORD = re.compile(r"[^\W_]+(?:['\u2019\u05f3\u05f4\"][^\W_]+)*", re.UNICODE)
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -69,7 +69,7 @@ class Profile:
         out: list[str] = []
         # Split on a captured group: CJK runs sit at the odd positions.
         for i, part in enumerate(CJK_RUN.split(text)):
-            out.extend(bigrams(part) if i % 2 else (w.casefold() for w in _WORD.findall(part)))
+            out.extend(bigrams(part) if i % 2 else (w.casefold() for w in read(part).words))
         return out
 
     def word_forms(self, word: str) -> frozenset[str]:
@@ -119,8 +119,8 @@ class Profile:
             return m.group(0)
 
         text = _NUMERIC_DATE.sub(numeric, text)
-        matches = list(_WORD.finditer(text))
-        tokens = [m.group(0) for m in matches]
+        matches = read(text).word_tokens
+        tokens = [m.text for m in matches]
         spent: set[int] = set()
         for i, token in enumerate(tokens):
             month = next((self.months[f] for f in self.word_forms(token) if f in self.months), 0)
@@ -134,7 +134,7 @@ class Profile:
             found.update(_date_forms(int(year), month, int(day) if valid_day else 0))
             spent.update({i - 1, i + 1} if valid_day else {i + 1})
         for i in sorted(spent, reverse=True):
-            text = text[: matches[i].start()] + " " + text[matches[i].end() :]
+            text = text[: matches[i].start] + " " + text[matches[i].end :]
         return text
 
     def is_reaction(self, sentence: str) -> bool:

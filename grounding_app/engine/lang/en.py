@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001
 """English: the word tables the lexical checks read, and the stemmer."""
 
 from __future__ import annotations
@@ -390,3 +391,76 @@ UNMARKED_WORDS = frozenset(
     das
     """.split()
 )
+
+# --- numbers: what a figure is written with ----------------------------------------------
+
+# Scales written onto a figure ("2.1M", "$50m", "3bn", "10k"): "m" counts only after a
+# currency sign or in capitals, since "5m" is also five metres.
+SHORT_SCALES = {"k": 10**3, "K": 10**3, "M": 10**6, "bn": 10**9, "B": 10**9}
+CURRENCY_SCALES = {"m": 10**6, "b": 10**9}
+# Words before a number that set how the writer meant it: both ways within its rounding,
+# as a lower bound, or as an upper one. Longest first where one ends another.
+ABOUT = (
+    "approximately", "an estimated", "estimated", "roughly", "around", "about", "nearly",
+    "almost", "close to", "some", "circa", "approx.", "approx", "c.", "~",
+)  # fmt: skip
+AT_LEAST = (
+    "more than", "at least", "upwards of", "in excess of", "over", "above", "exceeding",
+    "no fewer than", "no less than", "greater than",
+)  # fmt: skip
+AT_MOST = (
+    "fewer than", "less than", "no more than", "not more than", "up to", "at most",
+    "under", "below", "as many as",
+)  # fmt: skip
+PERCENT_WORDS = ("%", "percent", "per cent", "percentage points", "percentage point", "pct")
+# Currency signs before a figure and words after it, by currency.
+CURRENCY_SIGNS = {"US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "₪": "ILS", "¥": "JPY"}
+CURRENCY_WORDS = {
+    "dollars": "USD", "dollar": "USD", "usd": "USD", "euros": "EUR", "euro": "EUR",
+    "eur": "EUR", "pounds": "GBP", "pound": "GBP", "gbp": "GBP", "shekels": "ILS",
+    "shekel": "ILS", "nis": "ILS", "ils": "ILS", "yen": "JPY",
+}  # fmt: skip
+# Units of measure a figure may carry; two different ones make two numbers incomparable.
+MEASURES = {
+    "km": "km", "kilometres": "km", "kilometers": "km", "kilometre": "km", "kilometer": "km",
+    "miles": "mi", "mile": "mi", "mi": "mi", "metres": "m", "meters": "m", "metre": "m",
+    "meter": "m", "feet": "ft", "foot": "ft", "ft": "ft", "kg": "kg", "kilograms": "kg",
+    "kilogram": "kg", "lb": "lb", "lbs": "lb", "tonnes": "t",
+    "tons": "t", "hectares": "ha", "acres": "acre", "years": "year", "year": "year",
+    "months": "month", "month": "month", "days": "day", "day": "day", "hours": "hour",
+    "hour": "hour", "minutes": "minute", "minute": "minute", "seconds": "second",
+    "°c": "C", "°f": "F",
+}  # fmt: skip
+# Range words between two figures: "10 to 12", "between 10 and 12".
+RANGE_JOINERS = ("–", "—", "-", "to", "and")
+RANGE_OPENERS = {"and": "between"}
+
+# --- records: how a claim says a record's "yes" ----------------------------------------
+
+# A record's yes/no key ("outdoor seating: yes") is claimed in words that add nothing but
+# that the thing is there to have: "customers can make reservations", "outdoor seating is
+# available", "they offer free WiFi". A claim whose other words are all such words states
+# no more than the record's yes or no (`checks/record_flag.py`).
+OFFERING_WORDS = frozenset(
+    """available availability offer offers offered offering provide provides provided
+    accept accepts accepted take takes taken make makes allow allows allowed permit
+    permits permitted welcome welcomes option options possible customer customers guest
+    guests diner diners visitor visitors patron patrons people""".split()
+)
+
+# --- votes: "unanimously" against a split vote ----------------------------------------
+
+# A claim that every member agreed (`checks/vote.py`): single words, and two-word phrases.
+UNANIMITY = frozenset("unanimous unanimously unopposed".split())
+UNANIMITY_PHRASES = frozenset(
+    ("all members", "every member", "without dissent", "without opposition", "no dissent")
+)
+# Words of a sentence that reports a vote, and those that give its dissent.
+VOTE_WORDS = frozenset("vote votes voted voting ballot approved passed rejected adopted".split())
+DISSENT_WORDS = frozenset("against opposed dissented dissenting abstained".split())
+
+# --- roles: words that say which way an action goes ----------------------------------
+
+# Stopwords the role check keeps as part of a claim's action: "voted against the plan"
+# is not what "praised the vote" states, though both are about the vote.
+ACTION_PARTICLES = frozenset({"against"})

@@ -86,3 +86,17 @@ def forms(word: str) -> frozenset[str]:
         if len(rest) >= _MIN_STEM or rest in _SHORT:
             found.append(rest)
     return frozenset(found)
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+# Scale words after a figure ("2.1 מיליון", "970 אלף").
+SCALES = {"אלף": 10**3, "אלפים": 10**3, "מיליון": 10**6, "מיליארד": 10**9}
+# "כ-970 אלף" is "about 970 thousand": the prefix כ written onto the figure, with a
+# hyphen, a maqaf or nothing between.
+# The words are matched with the hyphen or maqaf after a prefix dropped ("יותר מ-500").
+ABOUT = ("בערך", "כמעט", "קרוב ל", "כ")
+AT_LEAST = ("יותר מ", "מעל ל", "מעל", "לפחות")
+AT_MOST = ("פחות מ", "מתחת ל", "לכל היותר", "עד")
+PERCENT_WORDS = ("%", "אחוזים", "אחוז")
+CURRENCY_WORDS = {'ש"ח': "ILS", "שקלים": "ILS", "שקל": "ILS", "דולר": "USD", "אירו": "EUR"}

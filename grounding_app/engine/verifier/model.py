@@ -63,7 +63,9 @@ class VerifierConfig:
     bias: float = 0.0
     # SPEC §1: a claim with a number or a name the evidence lacks is only partly true.
     # The model misses some of these (one swapped name in a list), so such claims pay a
-    # fixed price in logits; chosen on dev, where it costs < 0.01 balanced accuracy.
+    # fixed price in logits; chosen on dev, where it costs < 0.01 balanced accuracy. The
+    # number's price is paid where the numbers check fires (`checks/numbers.py`, through
+    # `pipeline.Settings.number_penalty`): a number is compared by value there, once.
     missing_number_penalty: float = 0.0
     missing_name_penalty: float = 0.0
     # Sentences shown on each side of every chosen passage: a verifier that reads long
@@ -383,6 +385,5 @@ class CrossEncoderJudge:
             best[index] = max(best[index], logit)
         for index, (claim, evidence) in enumerate(pairs):
             lexical = compare(claim.claim, evidence.text)
-            best[index] -= self.config.missing_number_penalty * (lexical.missing_numbers > 0)
             best[index] -= self.config.missing_name_penalty * min(lexical.missing_names, 3)
         return [float(1.0 / (1.0 + np.exp(-x))) if np.isfinite(x) else 0.0 for x in best]

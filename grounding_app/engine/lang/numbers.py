@@ -1,0 +1,572 @@
+# ruff: noqa: RUF001, RUF002
+"""The language profile's number reader: every number of a text, with what it means.
+
+One reader for the engine: the checks, the verifier's text (`normalise`) and the lexical
+features all read numbers here. A number is read with its value, the rounding step its
+writer used ("2.1 million": 100,000; "2,102,650": 1; "40%": 1 point), its kind (a count,
+a percentage, an amount of a currency, a measure, a year, a date's day, an ordinal, a
+range), the hedge before it and its span in the text:
+
+* digits with separators and decimals ("2,102,650", "2.5", "١٢", "１２"), a scale word
+  after them ("2.1 million", "970 אלף", "1.5 מיליארד") or written onto them ("2.1M",
+  "10k", "3bn"; "$50m" only after a currency sign, since "5m" is also five metres);
+* English number words ("two million", "twenty-one", "one hundred and five") and
+  Hebrew ones ("שלושה", "אלפיים"), one word at a time, prefixes shed ("ושלושה");
+* percentages ("40%", "40 percent", "40 אחוז"), currencies ("$", "€", "£", "₪" before,
+  "dollars", 'ש"ח' after), units of measure ("300 metres");
+* hedges: "about", "roughly", "nearly", "כ-" ... (both ways within the rounding);
+  "over", "more than", "at least", "יותר מ-" (a lower bound); "under", "up to", "פחות
+  מ-" (an upper bound);
+* ranges ("10–12", "10 to 12", "between 10 and 12", "$10-12 million").
+
+Not read, on purpose: fractions in words ("half", "a third": far more often no quantity,
+"the second half"), Hebrew number words joined into compounds or with a scale word after
+them ("שלושה מיליון" reads 3 and then the scale alone is no number), a figure with a
+Hebrew prefix and no hyphen ("כ970", "ב2010").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from itertools import permutations
+
+from grounding_app.engine.lang import en, he
+
+__all__ = [
+    "ABOUT",
+    "AT_LEAST",
+    "AT_MOST",
+    "COUNT",
+    "CURRENCY",
+    "DATE",
+    "MEASURE",
+    "ORDINAL",
+    "PERCENT",
+    "YEAR",
+    "Quantity",
+    "canonical_number",
+    "is_number_word",
+    "quantities",
+    "raw_numbers",
+    "supported",
+    "unsupported",
+]
+
+# Kinds of number.
+COUNT = "count"
+PERCENT = "percent"
+CURRENCY = "currency"
+MEASURE = "measure"
+YEAR = "year"
+DATE = "date"  # a day beside a month's name ("4 July")
+ORDINAL = "ordinal"
+# Hedges: how the writer bounds the value.
+ABOUT = "about"
+AT_LEAST = "at least"
+AT_MOST = "at most"
+
+# A figure, and the scale word after it if any ("1.5 million", "2 dozen").
+_LONG_SCALES = {**en.DIGIT_SCALES, **he.SCALES}
+_SHORT_SCALES = {**en.SHORT_SCALES, **en.CURRENCY_SCALES}
+_DIGIT_NUMBER = re.compile(
+    r"(?<![\w.])(?P<sign>[-+−]?)(?P<int>\d[\d,٬]*)(?P<frac>[.٫]\d+)?(?!\d)"
+    rf"(?:(?P<short>{'|'.join(sorted(_SHORT_SCALES, key=len, reverse=True))})(?!\w)"
+    rf"|(?:[^\S\r\n]|-)+(?P<scale>(?i:{'|'.join(_LONG_SCALES)}))(?!\w))?"
+)
+_CURRENCY_BEFORE = re.compile(
+    "(?:" + "|".join(re.escape(s) for s in en.CURRENCY_SIGNS) + r")[^\S\r\n]?$"
+)
+_THOUSANDS = re.compile(r"\d{1,3}(?:[,٬]\d{3})+")
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
+_JOINER = re.compile(r"[\s-]+")
+
+
+def is_number_word(word: str) -> bool:
+    """Whether ``word`` spells (part of) a number: it names a value, not a thing."""
+    return word.casefold() in en.SPELLED_NUMBERS
+
+
+def _ascii_digits(text: str) -> str:
+    """Digits of any script as ASCII ("١٢" and "１２" -> "12")."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
+
+
+def _canonical(value: Decimal) -> str:
+    text = format(value.normalize(), "f")
+    return "0" if text == "-0" else text
+
+
+def canonical_number(token: str) -> str:
+    """One digit token ("+1,500", "2.50", "١٢") in canonical form ("1500", "2.5", "12").
+
+    A token that is no number is returned as it came.
+    """
+    text = _ascii_digits(token).replace("−", "-").replace("٫", ".").replace("٬", ",")
+    text = text.lstrip("+").rstrip(",")
+    digits = text.lstrip("-")
+    if _THOUSANDS.fullmatch(digits.split(".")[0]):
+        text = text.replace(",", "")
+    try:
+        return _canonical(Decimal(text))
+    except InvalidOperation:
+        return token
+
+
+@dataclass(frozen=True)
+class RawNumber:
+    start: int
+    end: int
+    value: str
+    # The bare figure before a scale word ("200" of "200 million"), which also matches.
+    figure: str | None = None
+    # How `canonical_text` writes it, when a reader may not match it with another
+    # spelling: "twenty-one" as "21", "١٢" as "12". Plain digits, single words
+    # ("eleven"), ordinals ("twenty-first") and scale words stay as written.
+    written: str | None = None
+    ordinal: bool = False  # "fourth", "twenty-first": a rank, not a count
+    # The rounding step the writer used: 1 for "2,102,650", 100,000 for "2.1 million".
+    step: Decimal = Decimal(1)
+    scaled: bool = False  # written with a scale word ("2.1 million", "970 אלף", "$50m")
+
+
+def _digit_numbers(text: str) -> Iterator[RawNumber]:
+    for match in _DIGIT_NUMBER.finditer(text):
+        start, end = match.span()
+        whole = _ascii_digits(match.group("int")).replace("٬", ",").rstrip(",")
+        frac = _ascii_digits(match.group("frac") or "").replace("٫", ".")
+        sign = "-" if match.group("sign") in ("-", "−") else ""
+        if "," in whole and not _THOUSANDS.fullmatch(whole):
+            # "1,2,3" is a list, not one number: all but the last stand alone.
+            *alone, whole = whole.split(",")
+            for part in filter(None, alone):
+                yield RawNumber(start, end, _canonical(Decimal(part)))
+            yield RawNumber(start, end, _canonical(Decimal(sign + whole + frac)))
+            continue
+        figure = Decimal(sign + whole.replace(",", "") + frac)
+        scale = _scale(match, text)
+        value = figure * scale if scale else figure
+        if not scale:  # a comma after the figure is punctuation ("in 2009, it")
+            end = match.start() + len(_figure_text(match).rstrip(",٬"))
+        written = None
+        if not text[start:end].isascii():
+            written = _ascii_digits(text[start:end]).replace("٫", ".").replace("٬", ",")
+        step = Decimal(1).scaleb(-len(frac) + 1 if frac else 0) * (scale or 1)
+        yield RawNumber(
+            start,
+            end,
+            _canonical(value),
+            _canonical(figure) if scale else None,
+            written,
+            step=step,
+            scaled=bool(scale),
+        )
+
+
+class _WordNumber:
+    """A number being read from words, left to right ("one hundred and five")."""
+
+    def __init__(self) -> None:
+        self.total = 0  # finished thousands/millions groups
+        self.current = 0  # the group being read, below 1000
+        self.last = ""  # kind of the last word: a, unit, tens, hundred, scale, and, end
+        self.scale = 0  # the last scale used; later ones must be smaller
+        self.has_value = False
+        self.words = 0
+        self.ordinal = False
+        self.figure: int | None = None  # the figure a single scale word multiplied
+
+    def accepts(self, word: str, following: str) -> bool:
+        last = self.last
+        if last == "end":
+            return False
+        if word == "a":
+            return last == "" and following in (*en.SCALES, "hundred", "dozen")
+        if word == "and":
+            return last in ("hundred", "scale") and following in (
+                *en.UNITS,
+                *en.TENS,
+                *en.ORDINALS,
+            )
+        if word in en.LOW_ORDINALS:
+            return last == "tens"
+        if word in en.UNITS or word in en.ORDINALS:
+            value = en.UNITS.get(word, en.ORDINALS.get(word, 0))
+            if last == "tens":
+                return 0 < value < 10
+            return last in ("", "hundred", "scale", "and")
+        if word in en.TENS:
+            return last in ("", "hundred", "scale", "and")
+        # Never bare: "2 hundred" is read with its digits, and is not also 100.
+        if word == "hundred":
+            return last in ("a", "unit") and self.current < 100
+        if word == "dozen":
+            return last in ("a", "unit", "tens") and not self.total
+        if word in en.SCALES:
+            return last in ("a", "unit", "tens", "hundred") and (
+                not self.scale or en.SCALES[word] < self.scale
+            )
+        return False
+
+    def add(self, word: str) -> None:
+        self.words += 1
+        self.ordinal = word in en.ORDINALS or word in en.LOW_ORDINALS
+        self.figure = None
+        if word in ("a", "and"):
+            self.last = word
+            return
+        self.has_value = True
+        if word in en.UNITS or word in en.LOW_ORDINALS:
+            self.current += en.UNITS.get(word, en.LOW_ORDINALS.get(word, 0))
+            self.last = "end" if word in en.LOW_ORDINALS else "unit"
+        elif word in en.ORDINALS:
+            value = en.ORDINALS[word]
+            if value >= 1000:
+                self.total += (self.current or 1) * value
+                self.current = 0
+            elif value == 100:
+                self.current = (self.current or 1) * 100
+            else:
+                self.current += value
+            self.last = "end"
+        elif word in en.TENS:
+            self.current += en.TENS[word]
+            self.last = "tens"
+        elif word == "hundred":
+            self.current = (self.current or 1) * 100
+            self.last = "hundred"
+        elif word == "dozen":
+            self.current = (self.current or 1) * 12
+            self.last = "end"
+        else:
+            self.scale = en.SCALES[word]
+            if not self.total:
+                self.figure = self.current or 1
+            self.total += (self.current or 1) * self.scale
+            self.current = 0
+            self.last = "scale"
+
+    def found(self, start: int, end: int) -> Iterator[RawNumber]:
+        """The number read, if any, spanning ``text[start:end]``."""
+        if self.has_value:
+            value = str(self.total + self.current)
+            figure = None if self.figure is None else str(self.figure)
+            plain = self.words > 1 and not self.ordinal and not self.scale
+            rounded = self.scale and not self.current
+            yield RawNumber(
+                start,
+                end,
+                value,
+                figure,
+                value if plain else None,
+                self.ordinal,
+                step=Decimal(self.scale if rounded else 1),
+                scaled=bool(rounded),
+            )
+
+
+def _word_numbers(text: str) -> Iterator[RawNumber]:
+    tokens = list(_LETTER_WORD.finditer(text))
+    number = _WordNumber()
+    start = end = 0
+    for i, match in enumerate(tokens):
+        word = match.group().lower()
+        following = tokens[i + 1].group().lower() if i + 1 < len(tokens) else ""
+        joined = i > 0 and _JOINER.fullmatch(text, tokens[i - 1].end(), match.start())
+        if not (number.last and joined and number.accepts(word, following)):
+            yield from number.found(start, end)
+            number = _WordNumber()
+            if not number.accepts(word, following):
+                continue
+            start = match.start()
+        number.add(word)
+        end = match.end()
+    yield from number.found(start, end)
+
+
+def raw_numbers(text: str) -> list[RawNumber]:
+    return sorted([*_digit_numbers(text), *_word_numbers(text)], key=lambda n: n.start)
+
+
+def _figure_text(match: re.Match[str]) -> str:
+    """The figure's own characters, without a scale after it."""
+    end = match.end("frac") if match.group("frac") else match.end("int")
+    return match.string[match.start() : end]
+
+
+def _scale(match: re.Match[str], text: str) -> int:
+    """The scale written after the figure, 0 if none: "m" and "b" only after a currency
+    sign ("$50m"), since "5m" is also five metres."""
+    long = match.group("scale")
+    if long:
+        return _LONG_SCALES[long.lower()]
+    short = match.group("short")
+    if short is None:
+        return 0
+    if short in en.CURRENCY_SCALES:
+        before = text[max(0, match.start() - 4) : match.start()]
+        if not _CURRENCY_BEFORE.search(before):
+            return 0
+    return _SHORT_SCALES[short]
+
+
+def _hebrew_words(text: str) -> Iterator[RawNumber]:
+    """Hebrew number words, one at a time, with their prefixes shed ("ושלושה" is 3)."""
+    for match in _LETTER_WORD.finditer(text):
+        word = match.group()
+        value = next((he.NUMBER_WORDS[f] for f in he.forms(word) if f in he.NUMBER_WORDS), None)
+        if value is not None:
+            yield RawNumber(match.start(), match.end(), value)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One number as its writer meant it."""
+
+    start: int
+    end: int
+    value: Decimal  # a range's lower end
+    step: Decimal  # the rounding step written
+    kind: str  # COUNT, PERCENT, CURRENCY, MEASURE, YEAR, DATE or ORDINAL
+    unit: str = ""  # a currency's code or a measure's unit ("USD", "km")
+    hedge: str = ""  # ABOUT, AT_LEAST, AT_MOST or none
+    high: Decimal | None = None  # a range's upper end
+    # The canonical strings it is also matched by: its value, and the bare figure before
+    # a scale word ("200 million" is also "200"), as numbers were matched before.
+    forms: frozenset[str] = frozenset()
+
+    @property
+    def ends(self) -> tuple[Decimal, ...]:
+        return (self.value,) if self.high is None else (self.value, self.high)
+
+    @property
+    def coarse(self) -> Decimal:
+        """The step a hedged figure is rounded to: its trailing zeros count ("about 40%"
+        is rounded to ten points, "about 2.1 million" to 100,000)."""
+        step = self.step
+        if step <= 0:
+            return Decimal(1)
+        units = self.value / step
+        if units != units.to_integral_value() or units == 0:
+            return step
+        while units % 10 == 0:
+            units /= 10
+            step *= 10
+        return step
+
+
+def _profile_tables(language: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """(hedge phrase, hedge) pairs, longest first, and percent words, of a language."""
+    hedges = [(p, ABOUT) for p in en.ABOUT]
+    hedges += [(p, AT_LEAST) for p in en.AT_LEAST] + [(p, AT_MOST) for p in en.AT_MOST]
+    percent = list(en.PERCENT_WORDS)
+    if language == "he":
+        hedges += [(p, ABOUT) for p in he.ABOUT]
+        hedges += [(p, AT_LEAST) for p in he.AT_LEAST] + [(p, AT_MOST) for p in he.AT_MOST]
+        percent += he.PERCENT_WORDS
+    hedges.sort(key=lambda item: -len(item[0]))
+    return tuple(hedges), tuple(sorted(percent, key=len, reverse=True))
+
+
+_NEXT_WORD = re.compile(r"[^\S\r\n]*([^\W\d_]+(?:[\"\u05f4][^\W\d_]+)?|°[CFcf])")
+_ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
+_SPACE_OR_HYPHEN = " \t-\u05be"
+
+
+def _hedge(before: str, phrases: tuple[tuple[str, str], ...]) -> str:
+    """The hedge that ends ``before`` (the text up to a number), if any."""
+    tail = before[-24:].casefold().rstrip(_SPACE_OR_HYPHEN)
+    for phrase, hedge in phrases:
+        if tail.endswith(phrase):
+            rest = tail[: -len(phrase)]
+            if not rest or not rest[-1].isalnum():
+                return hedge
+    return ""
+
+
+def _percent(after: str, words: tuple[str, ...]) -> int:
+    """The length of the percent sign or word that opens ``after``, 0 if none."""
+    stripped = after.lstrip(" \t")
+    lowered = stripped[:20].casefold()
+    for word in words:
+        if lowered.startswith(word):
+            rest = lowered[len(word) :]
+            if word == "%" or not rest or not rest[0].isalnum():
+                return len(after) - len(stripped) + len(word)
+    return 0
+
+
+def _single(text: str, number: RawNumber, language: str) -> Quantity:
+    hedges, percent_words = _profile_tables(language)
+    start, end = number.start, number.end
+    value = Decimal(number.value)
+    kind, unit = COUNT, ""
+    sign = _CURRENCY_BEFORE.search(text[max(0, start - 4) : start])
+    if sign:
+        kind, unit = CURRENCY, en.CURRENCY_SIGNS[sign.group().strip()]
+        start -= len(sign.group())
+    width = _percent(text[end:], percent_words)
+    following = _NEXT_WORD.match(text, end)
+    word = following.group(1).casefold() if following else ""
+    if width:
+        kind, unit, end = PERCENT, "", end + width
+    elif word in en.CURRENCY_WORDS or word in he.CURRENCY_WORDS:
+        kind, unit = CURRENCY, en.CURRENCY_WORDS.get(word) or he.CURRENCY_WORDS[word]
+    elif kind == COUNT:
+        kind, unit = _plain_kind(text, number, value, word)
+    forms = frozenset(filter(None, (number.value, number.figure)))
+    hedge = _hedge(text[:start], hedges)
+    return Quantity(start, end, value, number.step, kind, unit, hedge, None, forms)
+
+
+def _plain_kind(text: str, number: RawNumber, value: Decimal, word: str) -> tuple[str, str]:
+    """The kind of a number that is neither a percentage nor an amount of money."""
+    written = text[number.start : number.end]
+    if number.ordinal or _ORDINAL_SUFFIX.match(text, number.end):
+        return ORDINAL, ""
+    if written.isdigit() and len(written) == 4 and 1000 <= value <= 2100:
+        return YEAR, ""
+    before = _LETTER_WORD.findall(text[max(0, number.start - 12) : number.start])
+    if word in en.MONTHS or (before and before[-1].casefold() in en.MONTHS):
+        return DATE, ""
+    if word in en.MEASURES:
+        return MEASURE, en.MEASURES[word]
+    return COUNT, ""
+
+
+def _range(text: str, low: Quantity, high: Quantity, scaled: bool) -> Quantity | None:
+    """``low`` and ``high`` read as one range, if the text joins them as one."""
+    gap = text[low.end : high.start].strip().casefold()
+    if gap not in en.RANGE_JOINERS:
+        return None
+    if gap in en.RANGE_OPENERS:
+        opener = _LETTER_WORD.findall(text[max(0, low.start - 12) : low.start])
+        if not opener or opener[-1].casefold() != en.RANGE_OPENERS[gap]:
+            return None
+    if gap in "–—-" and (
+        re.search(r"\d[-/.]$", text[: low.start]) or re.match(r"[-/.]\d", text[high.end :])
+    ):
+        return None  # a date or a code ("2010-05-12"), not a range
+    value = low.value
+    if scaled and low.step == 1 and high.step > 1 and value * high.step < high.value:
+        value *= high.step  # "$10-12 million": the scale is written once
+    kind = high.kind if low.kind in (COUNT, high.kind) else low.kind
+    if value >= high.value or (kind != high.kind and high.kind != COUNT):
+        return None
+    unit = low.unit or high.unit
+    return Quantity(
+        low.start, high.end, value, high.step, kind, unit, low.hedge, high.value,
+        low.forms | high.forms,
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=1024)
+def quantities(text: str, language: str = "en") -> tuple[Quantity, ...]:
+    """Every number of ``text``, as ``language`` writes them, in order; ranges as one."""
+    numbers = raw_numbers(text)
+    if language == "he":
+        spans = [(n.start, n.end) for n in numbers]
+        words = [
+            w for w in _hebrew_words(text) if not any(a < w.end and w.start < b for a, b in spans)
+        ]
+        numbers = sorted([*numbers, *words], key=lambda n: n.start)
+    read = [(_single(text, n, language), n.scaled) for n in numbers]
+    out: list[Quantity] = []
+    i = 0
+    while i < len(read):
+        single, _ = read[i]
+        if i + 1 < len(read):
+            joined = _range(text, single, read[i + 1][0], read[i + 1][1])
+            if joined is not None:
+                out.append(joined)
+                i += 2
+                continue
+        out.append(single)
+        i += 1
+    return tuple(out)
+
+
+# --- comparing: which derivations count, and why no others, is `checks/numbers.py`'s -----
+
+_HUNDRED = Decimal(100)
+# Kinds that are labels more than amounts: no share, sum or difference is made of them.
+_NOT_AMOUNTS = (YEAR, DATE, ORDINAL)
+
+
+def _compatible(claim: Quantity, evidence: Quantity) -> bool:
+    """Whether an evidence number may state the claim's, as far as its kind goes."""
+    if PERCENT in (claim.kind, evidence.kind):
+        return claim.kind == evidence.kind
+    if claim.kind in (CURRENCY, MEASURE) and evidence.kind == claim.kind:
+        return claim.unit == evidence.unit
+    return True
+
+
+def _within(claim: Quantity, end: Decimal, value: Decimal) -> bool:
+    """Whether ``value`` is what the claim's figure ``end`` says, by its hedge."""
+    if claim.hedge == AT_LEAST:
+        return value >= end
+    if claim.hedge == AT_MOST:
+        return value <= end
+    step = claim.coarse if claim.hedge == ABOUT else claim.step
+    return abs(value - end) <= step / 2
+
+
+def _derived(claim: Quantity, passage: Sequence[Quantity]) -> Iterable[Decimal]:
+    """The values one passage's numbers state together: shares, sums and differences."""
+    amounts = [q for q in passage if q.kind not in _NOT_AMOUNTS and q.high is None]
+    for a, b in permutations(amounts, 2):
+        if claim.kind == PERCENT:
+            if a.kind != PERCENT and _same_kind(a, b) and 0 < a.value <= b.value:
+                yield a.value / b.value * _HUNDRED
+            if a.kind == b.kind == PERCENT and a.value > b.value:
+                yield a.value - b.value
+            continue
+        if a.kind == PERCENT and b.kind != PERCENT and _compatible(claim, b):
+            yield a.value * b.value / _HUNDRED
+        if _same_kind(a, b) and a.kind != PERCENT and _compatible(claim, a):
+            yield a.value + b.value
+            if a.value > b.value:
+                yield a.value - b.value
+
+
+def _same_kind(a: Quantity, b: Quantity) -> bool:
+    return a.kind == b.kind and a.unit == b.unit
+
+
+def _supported_end(claim: Quantity, end: Decimal, passages: Sequence[Sequence[Quantity]]) -> bool:
+    stated = (q for passage in passages for q in passage if _compatible(claim, q))
+    if any(_within(claim, end, v) for q in stated for v in q.ends):
+        return True
+    if claim.kind in _NOT_AMOUNTS:
+        return False
+    return any(_within(claim, end, v) for p in passages for v in _derived(claim, p))
+
+
+def supported(claim: Quantity, passages: Sequence[Sequence[Quantity]]) -> bool:
+    """Whether the evidence's numbers (per passage) state the claim's number."""
+    written = (q.forms for passage in passages for q in passage if _compatible(claim, q))
+    if claim.forms & frozenset().union(*written):
+        return True
+    if claim.high is not None:
+        inside = any(
+            claim.value <= q.value <= claim.high
+            for passage in passages
+            for q in passage
+            if q.high is None and _compatible(claim, q)
+        )
+        if inside:
+            return True
+    return all(_supported_end(claim, end, passages) for end in claim.ends)
+
+
+def unsupported(claim: str, passages: Sequence[str], language: str = "en") -> list[Quantity]:
+    """The claim's numbers that the evidence passages do not state."""
+    read = [quantities(p, language) for p in passages]
+    return [q for q in quantities(claim, language) if not supported(q, read)]

@@ -1,0 +1,139 @@
+"""A text read once: the one word pattern, and each text's words and stems, memoised.
+
+Every part of the engine that reads words (retrieval, the checks, the judges, the
+unsupported-words step) reads them here, so a request's answer and facts are cut into
+words once, and the same passage read by five checks costs one reading. A word is a run
+of letters and digits; joiners inside a run (an apostrophe, a period, a hyphen, a comma
+between digits, Hebrew's geresh and gershayim) keep it one *token* ("U.S.", "2,102,650",
+"don't", "צה\"ל"); each reader takes the parts it needs by splitting a token at the
+joiners it does not keep, never by a pattern of its own.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cached_property
+
+from grounding_app.engine.lang.en import NEGATIONS, STOPWORDS, stem
+
+# The one word pattern: letters and digits, with joiners between them.
+_TOKEN = re.compile(r"[^\W_]+(?:['\u2019\u05f3\u05f4\".,:/\-][^\W_]+)*")
+
+APOSTROPHES = frozenset("'\u2019")
+# What a plain word keeps inside it: apostrophes ("don't") and, for Hebrew, the geresh,
+# the gershayim and the ASCII quote written for it ("צה\"ל").
+WORD_JOINERS = APOSTROPHES | frozenset('\u05f3\u05f4"')
+# What a name keeps: "U.S.", "Jean-Paul", "O'Brien".
+NAME_JOINERS = APOSTROPHES | frozenset(".-")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One run of the word pattern, with its character span in the text it was read from."""
+
+    text: str
+    start: int
+    end: int
+
+
+def split_token(token: Token, keep: frozenset[str]) -> list[Token]:
+    """The parts of a token between the joiners that are not in `keep` (a joiner stands
+    between two letters or digits, so every part starts and ends with one)."""
+    parts: list[Token] = []
+    begin = 0
+    text = token.text
+    for i, char in enumerate(text):
+        if not char.isalnum() and char not in keep:
+            parts.append(Token(text[begin:i], token.start + begin, token.start + i))
+            begin = i + 1
+    parts.append(Token(text[begin:], token.start + begin, token.end))
+    return parts
+
+
+class Text:
+    """One text, read on first use of each view and then kept (see `read`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def tokens(self) -> tuple[Token, ...]:
+        return tuple(Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(self.text))
+
+    def parts(self, keep: frozenset[str]) -> tuple[Token, ...]:
+        """The tokens split at every joiner outside `keep`, with their spans."""
+        out: list[Token] = []
+        for token in self.tokens:
+            if all(char.isalnum() or char in keep for char in token.text):
+                out.append(token)
+            else:
+                out.extend(split_token(token, keep))
+        return tuple(out)
+
+    @cached_property
+    def word_tokens(self) -> tuple[Token, ...]:
+        return self.parts(WORD_JOINERS)
+
+    @cached_property
+    def words(self) -> tuple[str, ...]:
+        """Plain words as written (case kept): "don't" is one, "U.S." two."""
+        return tuple(t.text for t in self.word_tokens)
+
+    @cached_property
+    def name_tokens(self) -> tuple[Token, ...]:
+        return self.parts(NAME_JOINERS)
+
+    @cached_property
+    def stems(self) -> tuple[str, ...]:
+        """English stems of the words, in order."""
+        return tuple(stem(w) for w in self.words)
+
+    @cached_property
+    def content_stems(self) -> tuple[str, ...]:
+        """Stems of the words that carry meaning (no stop words, negations or bare digits)."""
+        return tuple(
+            s
+            for w, s in zip(self.words, self.stems, strict=True)
+            if (lower := w.lower()) not in STOPWORDS and lower not in NEGATIONS and not w.isdigit()
+        )
+
+
+# Readings kept, counted in characters of text: the largest request's facts (200 of
+# 10,000 characters) are 2 million, and a reading holds ~30 bytes a character once all
+# its views are read (tokens, words, stems).
+_KEPT_CHARACTERS = 2_000_000
+_kept: OrderedDict[str, Text] = OrderedDict()
+_kept_characters = 0
+_lock = threading.Lock()
+
+
+def read(text: str) -> Text:
+    """The text's reading, shared by every reader of the same text (a request's answer and
+    facts are read by retrieval, each check, the judges and the unsupported-words step),
+    the least recently read dropped first."""
+    global _kept_characters
+    with _lock:
+        found = _kept.get(text)
+        if found is not None:
+            _kept.move_to_end(text)
+            return found
+        reading = Text(text)
+        _kept[text] = reading
+        _kept_characters += len(text)
+        while _kept_characters > _KEPT_CHARACTERS and len(_kept) > 1:
+            dropped, _ = _kept.popitem(last=False)
+            _kept_characters -= len(dropped)
+        return reading
+
+
+# Up to four capitalised words opening a sentence, after an optional "The".
+_OPENING_NAME = re.compile(r"^(?:The\s+)?(?:[A-Z][\w'\u2019.&-]*\s+){0,3}[A-Z][\w'\u2019.&-]*")
+
+
+def opening_name(sentence: str) -> str | None:
+    """The name phrase a sentence opens with ("The Titanic Museum opened ..."), or None."""
+    found = _OPENING_NAME.match(sentence)
+    return found.group().strip() if found else None

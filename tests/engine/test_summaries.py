@@ -1,0 +1,173 @@
+# ruff: noqa: RUF001, RUF002, RUF003
+"""Summary traps (issue 31): a faithful one-sentence summary of a council article, whose
+support is spread over sentences far apart, and two wrong ones that every word of the
+article seems to support: "unanimously" against a 7–2 vote, and the mayor, who praised
+and signed the plan, said to have voted against it.
+
+The real default engine reads them; a fake word judge shows the spread option itself.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grounding_app.engine.encoders import HashingEncoder
+from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+ARTICLE = (
+    "The Riverside City Council on Tuesday approved a $48 million affordable housing plan"
+    " by a 7–2 vote after more than three hours of public comment. Mayor Sandra Whitfield,"
+    " who proposed the plan in March, praised the vote as the most important step the city"
+    " has taken on housing in a generation. The plan will pay for 1,200 affordable"
+    " apartments over the next five years. The first buildings are expected to break ground"
+    " next spring on city-owned land near the old rail yard. The plan also sets aside $5"
+    " million for rent assistance to low-income families. Supporters packed the chamber,"
+    ' many holding signs that read "Homes for All." Council members Daniel Reyes and'
+    " Patricia Holt voted against the measure, arguing that the city could not afford it."
+    " Reyes said the plan relied too heavily on a new bond issue. Holt said she supported"
+    " more housing but wanted the state to share the cost. Whitfield signed the measure on"
+    " Wednesday morning at a ceremony outside City Hall. Opponents of the bond say they will"
+    " collect signatures to put it before voters in November. City staff will report to the"
+    " council on the plan's progress every six months."
+)
+
+
+@pytest.fixture(scope="module")
+def engine() -> GroundingEngine:
+    return GroundingEngine.default()
+
+
+def run(engine: GroundingEngine, answer: str) -> CheckResponse:
+    return engine.check(CheckRequest(answer, (Fact(ARTICLE),), enable_claim_level_score=True))
+
+
+# Scores of the engine before this work (4d01997) in the comments.
+@pytest.mark.parametrize(
+    "summary",
+    [
+        # 0.075
+        "The Riverside City Council approved a $48 million housing plan 7–2, and Mayor"
+        " Sandra Whitfield signed it on Wednesday.",
+        # 0.078
+        "The Riverside City Council approved a $48 million affordable housing plan that"
+        " Mayor Sandra Whitfield had proposed, and she signed it on Wednesday.",
+        # 0.000
+        "The Riverside City Council approved a $48 million housing plan 7–2 over the"
+        " objections of Daniel Reyes and Patricia Holt, and Mayor Sandra Whitfield, who"
+        " praised it, signed it on Wednesday.",
+    ],
+)
+def test_a_faithful_summary_is_supported(engine, summary):
+    claim = run(engine, summary).claims[0]
+    assert claim.score is not None and claim.score >= 0.6, claim
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        # 0.841, 0.854, 0.776: "unanimously" against the 7–2 vote
+        "The Riverside City Council unanimously approved a $48 million affordable housing plan.",
+        "The Riverside City Council unanimously approved a $48 million affordable housing plan"
+        " on Tuesday.",
+        "The council voted unanimously to approve the $48 million affordable housing plan.",
+        # 0.729, 0.849: the mayor praised and signed the plan; two others voted against it
+        "Mayor Sandra Whitfield voted against the plan.",
+        "Whitfield voted against the plan.",
+    ],
+)
+def test_a_wrong_summary_is_unsupported(engine, wrong):
+    claim = run(engine, wrong).claims[0]
+    assert claim.score is not None and claim.score < 0.6, claim
+
+
+# Kept misses. The spread option shows the judge the vote and the signing side by side;
+# before it, the engine rejected these only because it never showed the signing sentence
+# (it read the faithful summaries at 0.075 and 0.078 too).
+OPPOSITE_ACTION = (
+    "the verifier reads an action's opposite ('rejected' for 'approved', 'vetoed' or"
+    " 'criticised' for 'signed' or 'praised') as support, 0.64-0.80 (vetoed and criticised"
+    " 0.69 and 0.64 before this work too), and no check reads verbs' meanings"
+)
+ONE_WORD_SIGNER = (
+    "the verifier reads it at 0.95, and the role check wants a rival doer of two words:"
+    " 'Whitfield signed the measure' names her by one; a one-word rival named in full"
+    " elsewhere fired on 5 more dev_realistic examples, 2 of them supported"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=OPPOSITE_ACTION)
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        "The Riverside City Council rejected a $48 million housing plan 7–2, and Mayor Sandra"
+        " Whitfield signed it on Wednesday.",
+        "The Riverside City Council approved a $48 million affordable housing plan by a 7–2"
+        " vote, and Mayor Sandra Whitfield vetoed it.",
+        "The Riverside City Council approved a $48 million housing plan 7–2, and Mayor Sandra"
+        " Whitfield criticised it.",
+    ],
+)
+def test_a_summary_with_the_opposite_action_is_unsupported(engine, wrong):
+    claim = run(engine, wrong).claims[0]
+    assert claim.score is not None and claim.score < 0.6, claim
+
+
+@pytest.mark.xfail(strict=True, reason=ONE_WORD_SIGNER)
+def test_a_summary_giving_the_signing_to_a_dissenter_is_unsupported(engine):
+    wrong = (
+        "The Riverside City Council approved a $48 million housing plan 7–2, and Daniel Reyes"
+        " signed it on Wednesday."
+    )
+    claim = run(engine, wrong).claims[0]
+    assert claim.score is not None and claim.score < 0.6, claim
+
+
+class _WordJudge:
+    """Supports a claim only when every word of it is in the evidence."""
+
+    def __init__(self) -> None:
+        self.evidence: list[str] = []
+
+    def score(self, pairs, encoder=None):
+        self.evidence.extend(evidence.text for _, evidence in pairs)
+        return [
+            float(
+                set(claim.claim.lower().rstrip(".").split())
+                <= set(evidence.text.lower().replace(".", " ").split())
+            )
+            for claim, evidence in pairs
+        ]
+
+
+SPREAD = "The council approved the plan and the mayor signed it."
+
+
+def test_support_spread_over_one_article_is_read_together():
+    judge = _WordJudge()
+    response = GroundingEngine(HashingEncoder(), judge).check(
+        CheckRequest(
+            SPREAD,
+            (
+                Fact(
+                    "The council approved the plan on Tuesday. Critics called it costly."
+                    " Supporters cheered in the chamber. Builders hope to start in spring."
+                    " The mayor signed it and praised the vote."
+                ),
+            ),
+        )
+    )
+    claim = response.claims[0]
+    assert claim.citation_indices, judge.evidence
+    assert {response.cited_chunks[i].chunk_text for i in claim.citation_indices} == {
+        "The council approved the plan on Tuesday.",
+        "The mayor signed it and praised the vote.",
+    }
+    # The fact's option, then the spread option, read alone: the sentences between are no
+    # part of it.
+    assert len(judge.evidence) == 2
+    assert judge.evidence[-1] == (
+        "The council approved the plan on Tuesday. The mayor signed it and praised the vote."
+    )
