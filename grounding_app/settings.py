@@ -233,7 +233,8 @@ CSRF_COOKIE_HTTPONLY = True
 # the local server works over http. Behind a TLS-terminating proxy, set
 # SECURE_PROXY_SSL_HEADER (e.g. "HTTP_X_FORWARDED_PROTO,https") or redirects loop.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # probes may speak plain http
+# Probes and the metrics scraper may speak plain http.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)

@@ -20,4 +20,5 @@ urlpatterns = [
     re_path(rf"^{API_VERSION}(?:/|$)", views.not_found),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
+    path("metrics", views.metrics, name="metrics"),
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from grounding_app.engine.aggregate import FEATURES as AGGREGATE_FEATURES
 from grounding_app.engine.claims import needs_grounding_check, split_claims, split_sentences
-from grounding_app.engine.encoders import Encoder, HashingEncoder, MiniLMEncoder
+from grounding_app.engine.encoders import CacheCounts, Encoder, HashingEncoder, MiniLMEncoder
 from grounding_app.engine.judges import (
     FEATURE_JUDGE_WEIGHTS,
     FEATURE_NAMES,
@@ -26,6 +26,7 @@ from grounding_app.engine.judges import (
 from grounding_app.engine.lang import identify, language_name, profile
 from grounding_app.engine.lang.tokens import count_tokens
 from grounding_app.engine.lexical import content_stems, numbers, refers_back
+from grounding_app.engine.memo import clear_text_caches
 from grounding_app.engine.offsets import (
     OffsetError,
     byte_prefix,
@@ -39,6 +40,7 @@ from grounding_app.engine.retrieval import split_fact
 from grounding_app.engine.service import (
     check,
     default_engine,
+    fact_cache_counts,
     is_ready,
     judge_name,
     set_default_engine,
@@ -102,6 +104,7 @@ __all__ = [
     "WORD_MATCHING",
     "WORD_MATCH_FEATURES",
     "WORD_MATCH_WEIGHTS",
+    "CacheCounts",
     "CheckRequest",
     "CheckResponse",
     "CitedChunk",
@@ -124,11 +127,13 @@ __all__ = [
     "char_index",
     "check",
     "claim_text",
+    "clear_text_caches",
     "content_stems",
     "count_tokens",
     "default_engine",
     "encode_pairs",
     "entailment_index",
+    "fact_cache_counts",
     "find_lone_surrogate",
     "identify",
     "is_bookkeeping",

@@ -41,7 +41,7 @@ from grounding_app.engine.claims import (
     split_claims,
     strip_list_marker,
 )
-from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
+from grounding_app.engine.encoders import Encoder, EncodingCache, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
 from grounding_app.engine.lang import identify, profile
 from grounding_app.engine.lexical import (
@@ -189,7 +189,7 @@ def _relevance(
     if not pool_ids:
         return [np.zeros(0, dtype=np.float32) for _ in pools]
     position = {p: row for row, p in enumerate(pool_ids)}
-    passage_vecs = memo.encode([index.passages[p].text for p in pool_ids])
+    passage_vecs = memo.encode_facts([index.passages[p].text for p in pool_ids])
     claim_vecs = memo.encode(list(claims))
     ctx_vecs = memo.encode(list(in_context))
     out = []
@@ -289,6 +289,8 @@ class GroundingEngine:
         aggregator: Aggregator | None = None,
     ) -> None:
         self.encoder = encoder
+        # Passages' encodings, kept across requests (their hits and misses in /metrics).
+        self.fact_encodings = EncodingCache(encoder)
         self.judge = judge
         self.settings = settings or Settings()
         self.languages = tuple(languages)
@@ -526,7 +528,7 @@ class GroundingEngine:
         wide = index.candidates(in_context, settings.candidates_per_query)
         pools = [list(dict.fromkeys(a + b)) for a, b in zip(plain, wide, strict=True)]
 
-        memo = MemoEncoder(self.encoder)
+        memo = MemoEncoder(self.encoder, self.fact_encodings)
         relevance = _relevance(index, pools, [claims[i] for i in order], in_context, memo)
         candidates = [
             self._evidence_options(index, claims[claim_id], pools[row], relevance[row])

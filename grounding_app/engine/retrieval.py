@@ -29,6 +29,7 @@ from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lang import CJK_RUN, bigrams, extra_forms
 from grounding_app.engine.lang.text import read
 from grounding_app.engine.lexical import content_stems, numbers
+from grounding_app.engine.memo import text_memo
 from grounding_app.engine.offsets import byte_prefix, char_index
 from grounding_app.engine.types import Fact
 
@@ -392,13 +393,20 @@ def bm25_tokens(text: str) -> list[str]:
     share no token with its source; bigrams are the usual cure. Hebrew words are also
     indexed without their prefixes (`lang.extra_forms`).
     """
+    return list(_bm25_tokens(text))
+
+
+# A request's facts are indexed anew each time; their passages' tokens are not read
+# again (15,000 passages in the largest request: most of the index's time).
+@text_memo(maxsize=32_768)
+def _bm25_tokens(text: str) -> tuple[str, ...]:
     tokens: list[str] = []
     # Split on a captured group: CJK runs sit at the odd positions.
     for i, part in enumerate(CJK_RUN.split(text)):
         tokens.extend(bigrams(part) if i % 2 else content_stems(part))
     tokens.extend(f"#{value}" for value in sorted(numbers(text)))
     tokens.extend(extra_forms(text))
-    return tokens
+    return tuple(tokens)
 
 
 class PassageIndex:

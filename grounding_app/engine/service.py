@@ -11,6 +11,7 @@ import os
 import threading
 from pathlib import Path
 
+from grounding_app.engine.encoders import CacheCounts
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.types import CheckRequest, CheckResponse
 from grounding_app.engine.verifier.model import VERIFIER_DIR, CrossEncoderJudge
@@ -66,6 +67,13 @@ def verifier_id() -> str | None:
     if engine is not None and isinstance(engine.judge, CrossEncoderJudge):
         return engine.judge.verifier_id
     return None
+
+
+def fact_cache_counts() -> CacheCounts | None:
+    """The loaded default engine's cache of fact encodings (None before it is loaded):
+    read, never loads the engine."""
+    engine = _engine
+    return engine.fact_encodings.counts() if engine is not None else None
 
 
 def is_ready() -> bool:

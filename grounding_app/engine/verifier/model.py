@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from grounding_app.engine.encoders import Encoder, bundled_minilm_path
+from grounding_app.engine.encoders import Encoder, MemoEncoder, bundled_minilm_path
 from grounding_app.engine.judges import ClaimInContext, Evidence
 from grounding_app.engine.lexical import compare, resolve_reference
 from grounding_app.engine.onnx_models import OnnxBert, exported, quantized
@@ -370,10 +370,19 @@ class CrossEncoderJudge:
                 texts.append(window)
                 owner.append(index)
         best = np.full(len(pairs), -np.inf)
-        if claims:
-            logits = (self.logits(claims, texts) + self.config.bias) / self.config.temperature
-            for index, logit in zip(owner, logits, strict=True):
-                best[index] = max(best[index], logit)
+        # Each (claim, window) pair is read once per request: the request's memo keeps
+        # what was read (a later option, or another claim, may show the same window).
+        read = encoder.pair_logits if isinstance(encoder, MemoEncoder) else {}
+        inputs = list(zip(claims, texts, strict=True))
+        known = {pair: read[pair] for pair in inputs if pair in read}
+        todo = [pair for pair in dict.fromkeys(inputs) if pair not in known]
+        if todo:
+            fresh = self.logits([c for c, _ in todo], [t for _, t in todo])
+            known.update(zip(todo, (float(x) for x in fresh), strict=True))
+            read.update((pair, known[pair]) for pair in todo)
+        for index, pair in zip(owner, inputs, strict=True):
+            logit = (known[pair] + self.config.bias) / self.config.temperature
+            best[index] = max(best[index], logit)
         for index, (claim, evidence) in enumerate(pairs):
             lexical = compare(claim.claim, evidence.text)
             best[index] -= self.config.missing_name_penalty * min(lexical.missing_names, 3)

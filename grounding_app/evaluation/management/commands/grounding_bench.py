@@ -1,12 +1,15 @@
 """Median latency of the engine and of the HTTP API for three request sizes, peak RSS.
 
 With several `--judge`s the judges are timed in alternation (each round takes every
-judge once), so their medians compare on a shared, noisy machine.
+judge once), so their medians compare on a shared, noisy machine. `--baseline REF` times
+REF's engine (a worktree under var/bench/) against today's the same way, each in a
+process of its own (`lab/bench_worker.py`), so each has its own peak RSS.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import threading
@@ -39,10 +42,14 @@ from grounding_app.lab.bench_requests import (
     film_request,
     largest_request,
 )
+from grounding_app.lab.bench_worker import REPO, EngineProcess, baseline_tree
 
 # The latency the project promises (issue 11): film example 100 ms, everyday 500 ms.
 TARGETS_MS = {"a film example": 100, "b everyday": 500, "c largest": 20_000}
 PEAK_RSS_TARGET_MB = 2048
+# Per engine process with --baseline (issue 31).
+BASELINE_RSS_TARGET_MB = 1024
+REQUEST_NAMES = {"film": "a film example", "everyday": "b everyday", "largest": "c largest"}
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -73,6 +80,27 @@ class Command(BaseCommand):
         parser.add_argument("--repeat-largest", type=int, default=3, help="runs for (c)")
         parser.add_argument("--json", action="store_true")
         parser.add_argument(
+            "--request",
+            action="append",
+            choices=sorted(REQUEST_NAMES),
+            help="time only these requests (default: all three)",
+        )
+        parser.add_argument(
+            "--baseline",
+            metavar="REF",
+            help="time the engine of commit REF against today's, alternating (no HTTP)",
+        )
+        parser.add_argument(
+            "--cold",
+            action="store_true",
+            help="with --baseline: empty what engines keep across requests before each check",
+        )
+        parser.add_argument(
+            "--same-responses",
+            action="store_true",
+            help="with --baseline: also say whether both engines answer each request alike",
+        )
+        parser.add_argument(
             "--judge",
             action="append",
             type=judge_spec,
@@ -88,12 +116,20 @@ class Command(BaseCommand):
         if not data.is_file():
             raise CommandError(f"benchmark texts not found: {data} (use --data)")
         texts = benchmark_texts(data)
+        wanted = {REQUEST_NAMES[n] for n in options["request"] or REQUEST_NAMES}
         requests = {
-            "a film example": (film_request(), int(options["repeat"])),
-            "b everyday": (everyday_request(texts), int(options["repeat"])),
-            "c largest": (largest_request(texts), int(options["repeat_largest"])),
+            name: (build(), int(options[repeat]))
+            for name, build, repeat in (
+                ("a film example", film_request, "repeat"),
+                ("b everyday", partial(everyday_request, texts), "repeat"),
+                ("c largest", partial(largest_request, texts), "repeat_largest"),
+            )
+            if name in wanted
         }
         judges: list[str] | None = options["judge"]
+        if options["baseline"]:
+            self._baseline(options["baseline"], requests, (judges or ["verifier"])[0], options)
+            return
         engines = (
             {name: GroundingEngine.default(name) for name in judges}
             if judges
@@ -150,6 +186,81 @@ class Command(BaseCommand):
             )
         verdict = "ok" if peak_mb <= PEAK_RSS_TARGET_MB else "OVER"
         self.stdout.write(f"peak RSS {peak_mb:.0f} MB (target {PEAK_RSS_TARGET_MB}) {verdict}")
+
+    def _baseline(
+        self,
+        ref: str,
+        requests: dict[str, tuple[CheckRequest, int]],
+        judge: str,
+        options: dict[str, Any],
+    ) -> None:
+        """Medians of REF's engine and today's in alternated rounds, their ratio, and
+        each process's peak RSS."""
+        try:
+            tree = baseline_tree(ref)
+        except RuntimeError as exc:
+            raise CommandError(str(exc)) from exc
+        bodies = {
+            name: {
+                "answer": request.answer,
+                "facts": [[fact.text, dict(fact.attributes)] for fact in request.facts],
+            }
+            for name, (request, _) in requests.items()
+        }
+        # REF's exported graphs are today's when the weights are the same file.
+        env = dict(os.environ)
+        env.setdefault("GROUNDING_CACHE_DIR", str(REPO / "var"))
+        engines: dict[str, EngineProcess] = {}
+        rows: list[dict[str, Any]] = []
+        cold = bool(options["cold"])
+        try:
+            engines[ref] = EngineProcess(tree, bodies, judge, env, cold)
+            engines["today"] = EngineProcess(REPO, bodies, judge, env, cold)
+            for name, (request, repeat) in requests.items():
+                calls: dict[str, Callable[[], object]] = {
+                    label: partial(process.check, name) for label, process in engines.items()
+                }
+                medians = interleaved_medians(calls, repeat)
+                rows.append(
+                    {
+                        "name": name,
+                        "claims": len(split_sentences(request.answer)),
+                        "rounds": repeat,
+                        "baseline_ms": round(medians[ref], 1),
+                        "today_ms": round(medians["today"], 1),
+                        "ratio": round(medians["today"] / medians[ref], 3),
+                    }
+                )
+            if options["same_responses"]:
+                for row in rows:
+                    answers = [p.response(row["name"]) for p in engines.values()]
+                    row["same_response"] = answers[0] == answers[1]
+            rss = {label: process.peak_rss_mb() for label, process in engines.items()}
+        finally:
+            for process in engines.values():
+                process.close()
+        if options["json"]:
+            result = {"baseline": ref, "cold": cold, "requests": rows, "peak_rss_mb": rss}
+            self.stdout.write(json.dumps(result, indent=2))
+            return
+        if cold:
+            self.stdout.write("cold: caches emptied before each check")
+        self.stdout.write(
+            f"{'request':<16} {'claims':>6} {'rounds':>6} {ref + ' ms':>14} {'today ms':>10}"
+            f" {'ratio':>6}"
+        )
+        for row in rows:
+            same = row.get("same_response")
+            self.stdout.write(
+                f"{row['name']:<16} {row['claims']:>6} {row['rounds']:>6}"
+                f" {row['baseline_ms']:>14.1f} {row['today_ms']:>10.1f} {row['ratio']:>6.3f}"
+                + ("" if same is None else " same response" if same else " OTHER RESPONSE")
+            )
+        for label, mb in rss.items():
+            verdict = "ok" if mb <= BASELINE_RSS_TARGET_MB else "OVER"
+            self.stdout.write(
+                f"peak RSS {label}: {mb:.0f} MB (target {BASELINE_RSS_TARGET_MB}) {verdict}"
+            )
 
     @classmethod
     def _post_with(

@@ -1,0 +1,149 @@
+"""What is kept to save time changes no score: responses with every reuse off (each
+pair read, each passage encoded, each fact read anew: the engine before issue 31's
+part 6) equal responses with it on, cold and warm, on the benchmark's requests and
+dev_realistic examples."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from itertools import islice
+
+import numpy as np
+import pytest
+
+from grounding_app.engine import (
+    CheckRequest,
+    CheckResponse,
+    ClaimInContext,
+    Evidence,
+    GroundingEngine,
+    clear_text_caches,
+)
+from grounding_app.engine.encoders import EncodingCache, MemoEncoder, MiniLMEncoder
+from grounding_app.formats.grounding_jsonl import read_examples
+from grounding_app.lab.bench_requests import (
+    DEFAULT_DATA,
+    benchmark_texts,
+    everyday_request,
+    film_request,
+    largest_request,
+)
+
+DEV_REALISTIC = DEFAULT_DATA.with_name("dev_realistic.jsonl")
+
+
+class _Forgets(dict):
+    """A request memo that keeps nothing: every pair is read by the model."""
+
+    def __contains__(self, key: object) -> bool:
+        return False
+
+    def update(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def __getitem__(self, key: object) -> float:
+        raise AssertionError("a forgetting memo is never read")
+
+
+@pytest.fixture(scope="module")
+def engine() -> GroundingEngine:
+    return GroundingEngine.default()
+
+
+def _dev_requests(n: int) -> list[CheckRequest]:
+    """Every 97th dev_realistic example, for several sources and lengths."""
+    examples = islice(read_examples(DEV_REALISTIC), 0, 97 * n, 97)
+    return [CheckRequest(answer=e.claim, facts=e.facts) for e in examples]
+
+
+def _without_reuse(
+    engine: GroundingEngine, request: CheckRequest, monkeypatch: pytest.MonkeyPatch
+) -> CheckResponse:
+    kept = engine.fact_encodings
+    with monkeypatch.context() as patch:
+        engine.fact_encodings = EncodingCache(engine.encoder, capacity=0)
+        original = MemoEncoder.__init__
+
+        def forgetful(self: MemoEncoder, *args: object) -> None:
+            original(self, *args)  # type: ignore[arg-type]
+            self.pair_logits = _Forgets()
+
+        patch.setattr(MemoEncoder, "__init__", forgetful)
+        clear_text_caches()
+        try:
+            return engine.check(request)
+        finally:
+            engine.fact_encodings = kept
+
+
+def _with_reuse(engine: GroundingEngine, request: CheckRequest) -> Iterator[CheckResponse]:
+    engine.fact_encodings.clear()
+    clear_text_caches()
+    yield engine.check(request)  # cold
+    yield engine.check(request)  # warm: passages, vocabularies and tokens kept
+
+
+def test_bench_and_dev_responses_are_those_without_reuse(
+    engine: GroundingEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = benchmark_texts(DEFAULT_DATA)
+    requests = [film_request(), everyday_request(texts), *_dev_requests(8)]
+    for request in (replace(r, enable_claim_level_score=True) for r in requests):
+        plain = _without_reuse(engine, request, monkeypatch)
+        assert any(c.score is not None for c in plain.claims)
+        for response in _with_reuse(engine, request):
+            assert response == plain
+
+
+@pytest.mark.slow
+def test_the_largest_response_is_the_one_without_reuse(
+    engine: GroundingEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    request = replace(largest_request(benchmark_texts(DEFAULT_DATA)), enable_claim_level_score=True)
+    plain = _without_reuse(engine, request, monkeypatch)
+    for response in _with_reuse(engine, request):
+        assert response == plain
+
+
+def test_a_pair_read_again_in_a_request_is_not_run_again(engine: GroundingEngine) -> None:
+    evidence = Evidence(("Titanic was directed by James Cameron in 1997.",))
+    pairs = [(ClaimInContext("James Cameron directed Titanic."), evidence)] * 2
+    runs: list[int] = []
+    judge = engine.judge
+    original = judge.logits  # type: ignore[attr-defined]
+
+    def counted(claims: list[str], texts: list[str]) -> np.ndarray:
+        runs.append(len(claims))
+        return original(claims, texts)
+
+    memo = MemoEncoder(engine.encoder)
+    judge.logits = counted  # type: ignore[attr-defined]
+    try:
+        first = judge.score(pairs, memo)
+        again = judge.score(pairs[:1], memo)
+    finally:
+        del judge.logits  # type: ignore[attr-defined]
+    assert runs == [1]
+    assert first == again * 2 == judge.score(pairs[:1]) * 2
+
+
+@pytest.mark.parametrize("int8", [True, False], ids=["int8", "fp32"])
+def test_a_kept_encoding_is_exactly_the_fresh_one_with_the_int8_encoder(int8: bool) -> None:
+    """The int8 encoder reads each text alone, so a kept vector is the fresh one bit for
+    bit; the fp32 encoder (the feature judge's) batches texts of similar length, and a
+    vector moves with its batch-mates' padding (at 1e-6), as it did before the cache."""
+    encoder = MiniLMEncoder(int8=int8)
+    texts = [
+        "Titanic was directed by James Cameron.",
+        "It starred Kate Winslet and Leonardo DiCaprio, and won eleven Academy Awards.",
+        "The movie was released on December 19, 1997.",
+    ]
+    cache = EncodingCache(encoder)
+    cache.encode(texts[:1])
+    together = cache.encode(texts)
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    if int8:
+        assert np.array_equal(together, alone)
+    else:
+        assert np.allclose(together, alone, atol=1e-5)
