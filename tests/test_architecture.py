@@ -130,6 +130,11 @@ WHITE_BOX = {
     # Runs a pinned commit's engine too, whose package may not export these (928e81b's
     # does not export GroundingEngine).
     "lab/bench_worker.py": {f"{ENGINE}.pipeline", f"{ENGINE}.types"},
+    # Record and replay each check by name, and fit the aggregator on what they fired:
+    # the engine runs its checks as one registry and exposes no check one by one.
+    "lab/check_runs.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
+    "lab/check_report.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
+    "lab/fit_aggregator.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
 }
 
 

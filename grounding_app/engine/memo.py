@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 Reading = TypeVar("Reading", bound=Callable[..., Any])
 
 _MEMOS: list[Any] = []
+_CLEARS: list[Callable[[], None]] = []
 
 
 def text_memo(maxsize: int) -> Callable[[Reading], Reading]:
@@ -29,6 +30,13 @@ def text_memo(maxsize: int) -> Callable[[Reading], Reading]:
     return wrap
 
 
+def on_clear(clear: Callable[[], None]) -> None:
+    """Register a memo of another shape (`lang.text`'s readings) with `clear_text_caches`."""
+    _CLEARS.append(clear)
+
+
 def clear_text_caches() -> None:
     for memo in _MEMOS:
         memo.cache_clear()
+    for clear in _CLEARS:
+        clear()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from grounding_app.engine.lang.en import NEGATIONS, STOPWORDS, stem
+from grounding_app.engine.memo import on_clear
 
 # The one word pattern: letters and digits, with joiners between them.
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019\u05f3\u05f4\".,:/\-][^\W_]+)*")
@@ -108,6 +109,16 @@ _KEPT_CHARACTERS = 2_000_000
 _kept: OrderedDict[str, Text] = OrderedDict()
 _kept_characters = 0
 _lock = threading.Lock()
+
+
+def _forget() -> None:
+    global _kept_characters
+    with _lock:
+        _kept.clear()
+        _kept_characters = 0
+
+
+on_clear(_forget)
 
 
 def read(text: str) -> Text:
