@@ -26,6 +26,7 @@ from grounding_app.engine.lang.en import (
     REFERRING,
     STOPWORDS,
 )
+from grounding_app.engine.lang.numbers import quantities, supported
 from grounding_app.engine.lang.numbers import unsupported as unsupported_numbers
 from grounding_app.engine.normalise import (
     canonical_number,
@@ -390,9 +391,13 @@ def substitutes(claim: str, evidence: Sequence[str]) -> bool:
     claim_items = _items(claim)
     claim_keys = frozenset().union(*(item.keys for item in claim_items))
     passages = [_items(passage) for passage in evidence]
+    # A number the evidence states rounded, hedged or derived is no number it lacks.
+    read = [quantities(passage) for passage in evidence]
+    stated = (q.forms for q in quantities(claim) if supported(q, read))
     present = frozenset().union(
         *(item.keys for items in passages for item in items),
         named_otherwise(claim, " ".join(evidence)),
+        *stated,
     )
     for i, item in enumerate(claim_items):
         if item.kind not in ("name", "number") or item.keys & present:

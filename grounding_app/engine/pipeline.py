@@ -42,6 +42,7 @@ from grounding_app.engine.claims import (
 from grounding_app.engine.encoders import Encoder, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
 from grounding_app.engine.lang import identify, profile
+from grounding_app.engine.lang.numbers import align_values
 from grounding_app.engine.lexical import (
     compare,
     content_stems,
@@ -539,7 +540,11 @@ class GroundingEngine:
             for row, option in todo:
                 evidence = self._evidence(request, option, bool(queries[row].context))
                 query = readings[row]
-                aligned = align_numbers(align_dates(query.claim, evidence.text), evidence.text)
+                aligned = align_values(
+                    align_numbers(align_dates(query.claim, evidence.text), evidence.text),
+                    evidence.passages,
+                    languages[order[row]],
+                )
                 pairs.append((ClaimInContext(aligned, query.context), evidence))
             scores = self.judge.score(pairs, memo)
             others = self._other_judges(pairs, [languages[order[row]] for row, _ in todo], memo)

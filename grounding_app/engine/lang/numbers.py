@@ -49,6 +49,7 @@ __all__ = [
     "PERCENT",
     "YEAR",
     "Quantity",
+    "align_values",
     "canonical_number",
     "is_number_word",
     "quantities",
@@ -340,6 +341,7 @@ class Quantity:
     # The canonical strings it is also matched by: its value, and the bare figure before
     # a scale word ("200 million" is also "200"), as numbers were matched before.
     forms: frozenset[str] = frozenset()
+    lead: int = -1  # where its hedge starts ("about 2.1 million"), if it has one
 
     @property
     def ends(self) -> tuple[Decimal, ...]:
@@ -379,15 +381,17 @@ _ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _SPACE_OR_HYPHEN = " \t-\u05be"
 
 
-def _hedge(before: str, phrases: tuple[tuple[str, str], ...]) -> str:
-    """The hedge that ends ``before`` (the text up to a number), if any."""
-    tail = before[-24:].casefold().rstrip(_SPACE_OR_HYPHEN)
+def _hedge(before: str, phrases: tuple[tuple[str, str], ...]) -> tuple[str, int]:
+    """The hedge that ends ``before`` (the text up to a number), if any, and where it
+    starts; else none, and the end of ``before``."""
+    kept = before.rstrip(_SPACE_OR_HYPHEN)
+    tail = kept[-24:].casefold()
     for phrase, hedge in phrases:
         if tail.endswith(phrase):
             rest = tail[: -len(phrase)]
             if not rest or not rest[-1].isalnum():
-                return hedge
-    return ""
+                return hedge, max(0, len(kept) - len(phrase))
+    return "", len(before)
 
 
 def _percent(after: str, words: tuple[str, ...]) -> int:
@@ -421,8 +425,8 @@ def _single(text: str, number: RawNumber, language: str) -> Quantity:
     elif kind == COUNT:
         kind, unit = _plain_kind(text, number, value, word)
     forms = frozenset(filter(None, (number.value, number.figure)))
-    hedge = _hedge(text[:start], hedges)
-    return Quantity(start, end, value, number.step, kind, unit, hedge, None, forms)
+    hedge, lead = _hedge(text[:start], hedges)
+    return Quantity(start, end, value, number.step, kind, unit, hedge, None, forms, lead)
 
 
 def _plain_kind(text: str, number: RawNumber, value: Decimal, word: str) -> tuple[str, str]:
@@ -462,7 +466,7 @@ def _range(text: str, low: Quantity, high: Quantity, scaled: bool) -> Quantity |
     unit = low.unit or high.unit
     return Quantity(
         low.start, high.end, value, high.step, kind, unit, low.hedge, high.value,
-        low.forms | high.forms,
+        low.forms | high.forms, low.lead,
     )  # fmt: skip
 
 
@@ -540,13 +544,22 @@ def _same_kind(a: Quantity, b: Quantity) -> bool:
     return a.kind == b.kind and a.unit == b.unit
 
 
-def _supported_end(claim: Quantity, end: Decimal, passages: Sequence[Sequence[Quantity]]) -> bool:
-    stated = (q for passage in passages for q in passage if _compatible(claim, q))
-    if any(_within(claim, end, v) for q in stated for v in q.ends):
-        return True
+def _stated(
+    claim: Quantity, end: Decimal, passages: Sequence[Sequence[Quantity]]
+) -> Quantity | Decimal | None:
+    """What supports one end of the claim's number: an evidence number, or a value
+    two of one passage's numbers make together; None if nothing does."""
+    for passage in passages:
+        for q in passage:
+            if _compatible(claim, q) and any(_within(claim, end, v) for v in q.ends):
+                return q
     if claim.kind in _NOT_AMOUNTS:
-        return False
-    return any(_within(claim, end, v) for p in passages for v in _derived(claim, p))
+        return None
+    for passage in passages:
+        for value in _derived(claim, passage):
+            if _within(claim, end, value):
+                return value
+    return None
 
 
 def supported(claim: Quantity, passages: Sequence[Sequence[Quantity]]) -> bool:
@@ -563,10 +576,49 @@ def supported(claim: Quantity, passages: Sequence[Sequence[Quantity]]) -> bool:
         )
         if inside:
             return True
-    return all(_supported_end(claim, end, passages) for end in claim.ends)
+    return all(_stated(claim, end, passages) is not None for end in claim.ends)
 
 
 def unsupported(claim: str, passages: Sequence[str], language: str = "en") -> list[Quantity]:
     """The claim's numbers that the evidence passages do not state."""
     read = [quantities(p, language) for p in passages]
     return [q for q in quantities(claim, language) if not supported(q, read)]
+
+
+def _written(claim: Quantity, value: Decimal) -> str:
+    """A derived value as the claim's kind writes it ("40.6%", "$29,700,000")."""
+    if claim.kind == PERCENT:
+        return f"{_canonical(value.quantize(Decimal('0.1')))}%"
+    whole = value.quantize(Decimal("0.01")).normalize()
+    figure = f"{whole:,f}"
+    signs = [s for s, code in en.CURRENCY_SIGNS.items() if code == claim.unit]
+    sign = min(signs, key=len, default="")
+    return f"{sign}{figure}" if claim.kind == CURRENCY else figure
+
+
+def align_values(claim: str, passages: Sequence[str], language: str = "en") -> str:
+    """``claim`` with each number the evidence states only rounded, hedged or derived
+    written as the evidence's value, hedge and all, for a reader that compares figures
+    and does no arithmetic: "about 2.1 million" -> "2,102,650", "roughly 40%" -> "40.6%"
+    against "$20.3 million of a $50 million budget". A number the evidence writes as it
+    is, in any spelling, is left to `normalise.align_numbers`; ranges stay."""
+    read = [quantities(p, language) for p in passages]
+    parts: list[str] = []
+    position = 0
+    for q in quantities(claim, language):
+        lead = q.lead if q.hedge else q.start
+        written = (e.forms for passage in read for e in passage if _compatible(q, e))
+        if q.high is not None or lead < position or q.forms & frozenset().union(*written):
+            continue
+        found = _stated(q, q.value, read)
+        if found is None:
+            continue
+        if isinstance(found, Quantity):
+            where = next(i for i, passage in enumerate(read) if found in passage)
+            text = passages[where][found.start : found.end]
+        else:
+            text = _written(q, found)
+        parts += [claim[position:lead], text]
+        position = q.end
+    parts.append(claim[position:])
+    return "".join(parts)
