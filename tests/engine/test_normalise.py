@@ -278,6 +278,11 @@ def test_canonical_text_writes_numbers_of_many_spellings_as_digits(text, expecte
         ("It costs ١٢ dollars.", "It costs 12 dollars.", 0),
         ("It costs １２ dollars.", "It costs 12 dollars.", 0),
         ("Paris is the capital of France.", "Paris is the capital of France [1].", 0),
+        # rounded, hedged and derived (`lang.numbers.supported`)
+        ("It has about 2.1 million people.", "It has 2,102,650 people.", 0),
+        ("It has about 3.1 million people.", "It has 2,102,650 people.", 1),
+        ("Roughly 40% goes to schools.", "$20.3 million of a $50 million budget.", 0),
+        ("Roughly 60% goes to schools.", "$20.3 million of a $50 million budget.", 1),
     ],
 )
 def test_missing_numbers_compare_values(claim, evidence, missing):
