@@ -41,6 +41,7 @@ __all__ = [
     "ABOUT",
     "AT_LEAST",
     "AT_MOST",
+    "BETWEEN",
     "COUNT",
     "CURRENCY",
     "DATE",
@@ -70,6 +71,7 @@ ORDINAL = "ordinal"
 ABOUT = "about"
 AT_LEAST = "at least"
 AT_MOST = "at most"
+BETWEEN = "between"  # a range its writer says the value lies in ("between 10 and 12")
 
 # A figure, and the scale word after it if any ("1.5 million", "2 dozen").
 _LONG_SCALES = {**en.DIGIT_SCALES, **he.SCALES}
@@ -376,7 +378,7 @@ def _profile_tables(language: str) -> tuple[tuple[tuple[str, str], ...], tuple[s
     return tuple(hedges), tuple(sorted(percent, key=len, reverse=True))
 
 
-_NEXT_WORD = re.compile(r"[^\S\r\n]*([^\W\d_]+(?:[\"\u05f4][^\W\d_]+)?|°[CFcf])")
+_NEXT_WORD = re.compile(r"(?:[^\S\r\n]*|-)([^\W\d_]+(?:[\"\u05f4][^\W\d_]+)?|°[CFcf])")
 _ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _SPACE_OR_HYPHEN = " \t-\u05be"
 
@@ -449,10 +451,12 @@ def _range(text: str, low: Quantity, high: Quantity, scaled: bool) -> Quantity |
     gap = text[low.end : high.start].strip().casefold()
     if gap not in en.RANGE_JOINERS:
         return None
+    hedge = low.hedge
     if gap in en.RANGE_OPENERS:
         opener = _LETTER_WORD.findall(text[max(0, low.start - 12) : low.start])
         if not opener or opener[-1].casefold() != en.RANGE_OPENERS[gap]:
             return None
+        hedge = BETWEEN
     if gap in "–—-" and (
         re.search(r"\d[-/.]$", text[: low.start]) or re.match(r"[-/.]\d", text[high.end :])
     ):
@@ -465,7 +469,7 @@ def _range(text: str, low: Quantity, high: Quantity, scaled: bool) -> Quantity |
         return None
     unit = low.unit or high.unit
     return Quantity(
-        low.start, high.end, value, high.step, kind, unit, low.hedge, high.value,
+        low.start, high.end, value, high.step, kind, unit, hedge, high.value,
         low.forms | high.forms, low.lead,
     )  # fmt: skip
 
@@ -501,6 +505,9 @@ def quantities(text: str, language: str = "en") -> tuple[Quantity, ...]:
 _HUNDRED = Decimal(100)
 # Kinds that are labels more than amounts: no share, sum or difference is made of them.
 _NOT_AMOUNTS = (YEAR, DATE, ORDINAL)
+# Kinds a sum or difference is made of: amounts of one currency or unit. Two counts of
+# one sentence are too often of different things (wins and goals, "two years", "four").
+_SUMMED = (CURRENCY, MEASURE)
 
 
 def _compatible(claim: Quantity, evidence: Quantity) -> bool:
@@ -512,12 +519,24 @@ def _compatible(claim: Quantity, evidence: Quantity) -> bool:
     return True
 
 
+def _comparable(claim: Quantity, evidence: Quantity) -> bool:
+    """Whether an evidence number's value may be rounded, bounded or derived to the
+    claim's: a year only to a year (a count of 2,010 is no year 2010 "about" it), a
+    measure only to a measure ("up to 100 jobs" is not stated by "a 90-day wait")."""
+    for kind in (YEAR, MEASURE):
+        if kind in (claim.kind, evidence.kind) and claim.kind != evidence.kind:
+            return False
+    return _compatible(claim, evidence)
+
+
 def _within(claim: Quantity, end: Decimal, value: Decimal) -> bool:
     """Whether ``value`` is what the claim's figure ``end`` says, by its hedge."""
+    # A bound is read as its writer's rounding of a value near it, within a factor of
+    # two: "fewer than 125,000" is not stated by every smaller number of the evidence.
     if claim.hedge == AT_LEAST:
-        return value >= end
+        return end <= value <= 2 * end
     if claim.hedge == AT_MOST:
-        return value <= end
+        return end / 2 <= value <= end
     step = claim.coarse if claim.hedge == ABOUT else claim.step
     return abs(value - end) <= step / 2
 
@@ -527,14 +546,14 @@ def _derived(claim: Quantity, passage: Sequence[Quantity]) -> Iterable[Decimal]:
     amounts = [q for q in passage if q.kind not in _NOT_AMOUNTS and q.high is None]
     for a, b in permutations(amounts, 2):
         if claim.kind == PERCENT:
-            if a.kind != PERCENT and _same_kind(a, b) and 0 < a.value <= b.value:
+            if a.kind != PERCENT and _same_kind(a, b) and 0 < a.value < b.value:
                 yield a.value / b.value * _HUNDRED
             if a.kind == b.kind == PERCENT and a.value > b.value:
                 yield a.value - b.value
             continue
-        if a.kind == PERCENT and b.kind != PERCENT and _compatible(claim, b):
+        if a.kind == PERCENT and b.kind != PERCENT and _comparable(claim, b):
             yield a.value * b.value / _HUNDRED
-        if _same_kind(a, b) and a.kind != PERCENT and _compatible(claim, a):
+        if _same_kind(a, b) and a.kind in _SUMMED and _comparable(claim, a):
             yield a.value + b.value
             if a.value > b.value:
                 yield a.value - b.value
@@ -551,9 +570,11 @@ def _stated(
     two of one passage's numbers make together; None if nothing does."""
     for passage in passages:
         for q in passage:
-            if _compatible(claim, q) and any(_within(claim, end, v) for v in q.ends):
+            if _comparable(claim, q) and any(_within(claim, end, v) for v in q.ends):
                 return q
-    if claim.kind in _NOT_AMOUNTS:
+    # A bound ("more than 20%") is read against stated numbers only: a share or a sum
+    # of a passage's numbers lands within a bound's wide reach too easily.
+    if claim.kind in _NOT_AMOUNTS or claim.hedge in (AT_LEAST, AT_MOST):
         return None
     for passage in passages:
         for value in _derived(claim, passage):
@@ -565,18 +586,21 @@ def _stated(
 def supported(claim: Quantity, passages: Sequence[Sequence[Quantity]]) -> bool:
     """Whether the evidence's numbers (per passage) state the claim's number."""
     written = (q.forms for passage in passages for q in passage if _compatible(claim, q))
-    if claim.forms & frozenset().union(*written):
+    held = frozenset().union(*written)
+    if claim.high is None and claim.forms & held:
         return True
-    if claim.high is not None:
+    if claim.hedge == BETWEEN and claim.high is not None:
         inside = any(
             claim.value <= q.value <= claim.high
             for passage in passages
             for q in passage
-            if q.high is None and _compatible(claim, q)
+            if q.high is None and _comparable(claim, q)
         )
         if inside:
             return True
-    return all(_stated(claim, end, passages) is not None for end in claim.ends)
+    return all(
+        _canonical(end) in held or _stated(claim, end, passages) is not None for end in claim.ends
+    )
 
 
 def unsupported(claim: str, passages: Sequence[str], language: str = "en") -> list[Quantity]:

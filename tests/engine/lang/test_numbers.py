@@ -13,6 +13,7 @@ from grounding_app.engine.lang.numbers import (
     ABOUT,
     AT_LEAST,
     AT_MOST,
+    BETWEEN,
     COUNT,
     CURRENCY,
     DATE,
@@ -82,7 +83,7 @@ def read(text: str, language: str = "en") -> list[tuple[str, str, str | None, st
         ("Some 500 people.", [("500", "500", None, "1", COUNT, "", ABOUT)]),
         ("The awesome 500 people.", [("500", "500", None, "1", COUNT, "", "")]),
         # ranges
-        ("Between 10 and 12 people.", [("10 and 12", "10", "12", "1", COUNT, "", "")]),
+        ("Between 10 and 12 people.", [("10 and 12", "10", "12", "1", COUNT, "", BETWEEN)]),
         ("From 10 to 12 people.", [("10 to 12", "10", "12", "1", COUNT, "", "")]),
         ("It grew 10–12%.", [("10–12%", "10", "12", "1", PERCENT, "", "")]),
         (
