@@ -20,7 +20,6 @@ from grounding_app.engine.normalise import (
     canonical_number,
     canonical_numbers,
     canonical_text,
-    number_forms,
     number_spans,
     strip_citations,
     strip_markup,
@@ -210,16 +209,6 @@ def test_canonical_numbers(text, expected):
 )
 def test_canonical_number(token, expected):
     assert canonical_number(token) == expected
-
-
-def test_number_forms_add_the_figure_before_a_scale_word():
-    assert number_forms("2 million, two million, 2,000,000 and 12") == [
-        frozenset({"2000000", "2"}),
-        frozenset({"2000000", "2"}),
-        frozenset({"2000000"}),
-        frozenset({"12"}),
-    ]
-    assert number_forms("one million two hundred thousand") == [frozenset({"1200000"})]
 
 
 def test_number_spans_point_at_the_number():

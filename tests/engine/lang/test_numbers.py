@@ -152,6 +152,19 @@ def test_hebrew_numbers_are_read_with_what_they_mean(text, expected):
     assert read(text, "he") == expected
 
 
+def test_a_number_is_also_matched_by_the_figure_before_its_scale_word():
+    forms = [q.forms for q in quantities("2 million, two million, 2,000,000 and 12")]
+    assert forms == [
+        frozenset({"2000000", "2"}),
+        frozenset({"2000000", "2"}),
+        frozenset({"2000000"}),
+        frozenset({"12"}),
+    ]
+    assert [q.forms for q in quantities("one million two hundred thousand")] == [
+        frozenset({"1200000"})
+    ]
+
+
 def test_the_coarse_step_of_a_hedged_figure_counts_its_trailing_zeros():
     steps = {q.value: q.coarse for q in quantities("about 40%, about 2.1 million, about 2,000")}
     assert steps == {Decimal(40): 10, Decimal(2100000): 100000, Decimal(2000): 1000}
