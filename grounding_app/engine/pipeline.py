@@ -443,8 +443,10 @@ class GroundingEngine:
             return {i: _Verdict(0.0, []) for i in claims}
         order = list(claims)
         pools = index.candidates([claims[i] for i in order], self.settings.candidates_per_query)
-        # The word-matching judge weighs the numbers comparison as its own fitted feature.
-        penalties = {**self._penalties(), NUMBER: 0.0}
+        penalties = self._penalties()
+        # The word-matching judge weighs the numbers comparison as its own fitted feature:
+        # the numbers check is not run beside it.
+        checks = tuple(c for c in self.checks if c.kind != NUMBER)
         fact_passages: dict[int, list[Passage]] = {}
         for passage in sorted(index.passages, key=_position):
             fact_passages.setdefault(passage.fact, []).append(passage)
@@ -473,7 +475,7 @@ class GroundingEngine:
                         tuple(_readable(p.text) for f in facts for p in fact_passages[f]),
                         language=language,
                     )
-                    kinds[facts] = fired(reading, language, self.checks)
+                    kinds[facts] = fired(reading, language, checks)
                 for kind in sorted(kinds[facts]):
                     scores[k] = _discount(scores[k], penalties[kind])
             best = max(range(len(options)), key=lambda k: scores[k])
