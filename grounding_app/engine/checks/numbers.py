@@ -8,8 +8,9 @@ LLM answers round ("about 2.1 million" for 2,102,650), scale ("2.1M"), spell out
   money of the same currency or a bare count; a measure by the same unit or a bare count)
   rounds to it at the claim's own precision: within half the step the claim was written
   to ("2.1 million": 2,050,000-2,150,000; "2,102,650": that number). A hedge sets the
-  direction: "about", "roughly", "nearly" ... are both ways within the figure's coarse
-  rounding (its trailing zeros count: "about 40%" is 35-45%); "over", "more than", "at
+  direction: "about", "roughly", "nearly" ... are both ways within the written rounding
+  or 5 % of the figure, whichever is wider ("roughly 40%" is 38-42%, "almost 10%" is
+  not 5%); "over", "more than", "at
   least" a value from it up to twice it; "under", "up to", "fewer than" one from half
   of it up to it (a bound rounds a value near it: "fewer than 125,000 inhabitants" is
   not stated by every smaller number of the evidence);
@@ -109,7 +110,8 @@ CHECK = Check(
             ("The team won more than 10 games.", _SEASON, False),
             # A year is a label, not an amount: 2004 + 15 is no year of the evidence.
             ("The stadium opened in 2019.", _STADIUM, True),
-            ("The tower is about 300 metres tall.", _TALL, False),
+            ("The tower is about 320 metres tall.", _TALL, False),
+            ("The tower is about 300 metres tall.", _TALL, True),
             ("The tower is 330 feet tall.", _TALL, True),
             ("The tower is 1,000 feet tall.", _TALL, True),
             ("A child's ticket costs €12.", _PRICE, False),

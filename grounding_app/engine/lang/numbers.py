@@ -349,21 +349,6 @@ class Quantity:
     def ends(self) -> tuple[Decimal, ...]:
         return (self.value,) if self.high is None else (self.value, self.high)
 
-    @property
-    def coarse(self) -> Decimal:
-        """The step a hedged figure is rounded to: its trailing zeros count ("about 40%"
-        is rounded to ten points, "about 2.1 million" to 100,000)."""
-        step = self.step
-        if step <= 0:
-            return Decimal(1)
-        units = self.value / step
-        if units != units.to_integral_value() or units == 0:
-            return step
-        while units % 10 == 0:
-            units /= 10
-            step *= 10
-        return step
-
 
 def _profile_tables(language: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     """(hedge phrase, hedge) pairs, longest first, and percent words, of a language."""
@@ -503,6 +488,10 @@ def quantities(text: str, language: str = "en") -> tuple[Quantity, ...]:
 # --- comparing: which derivations count, and why no others, is `checks/numbers.py`'s -----
 
 _HUNDRED = Decimal(100)
+# "About", "roughly", "nearly" reach past the written rounding to a round figure near the
+# value: 5 % of it ("roughly 40%" for 40.6 %, "about 2.1 million" for 2,102,650), not the
+# figure's trailing zeros ("almost 10%" is not 5 %).
+_ABOUT_SHARE = Decimal("0.05")
 # Kinds that are labels more than amounts: no share, sum or difference is made of them.
 _NOT_AMOUNTS = (YEAR, DATE, ORDINAL)
 # Kinds a sum or difference is made of: amounts of one currency or unit. Two counts of
@@ -537,8 +526,10 @@ def _within(claim: Quantity, end: Decimal, value: Decimal) -> bool:
         return end <= value <= 2 * end
     if claim.hedge == AT_MOST:
         return end / 2 <= value <= end
-    step = claim.coarse if claim.hedge == ABOUT else claim.step
-    return abs(value - end) <= step / 2
+    reach = claim.step / 2
+    if claim.hedge == ABOUT:
+        reach = max(reach, abs(end) * _ABOUT_SHARE)
+    return abs(value - end) <= reach
 
 
 def _derived(claim: Quantity, passage: Sequence[Quantity]) -> Iterable[Decimal]:

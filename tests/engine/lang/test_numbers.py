@@ -165,9 +165,19 @@ def test_a_number_is_also_matched_by_the_figure_before_its_scale_word():
     ]
 
 
-def test_the_coarse_step_of_a_hedged_figure_counts_its_trailing_zeros():
-    steps = {q.value: q.coarse for q in quantities("about 40%, about 2.1 million, about 2,000")}
-    assert steps == {Decimal(40): 10, Decimal(2100000): 100000, Decimal(2000): 1000}
+@pytest.mark.parametrize(
+    ("claim", "evidence", "stated"),
+    [
+        ("Roughly 40% of it.", "40.6% of it.", True),
+        ("Roughly 40% of it.", "37% of it.", False),
+        ("Almost 10% of it.", "9.6% of it.", True),
+        ("Almost 10% of it.", "5% of it.", False),
+        ("About 2,000 people.", "2,090 people.", True),
+        ("About 2,000 people.", "2,400 people.", False),
+    ],
+)
+def test_about_reaches_five_percent_of_the_figure(claim, evidence, stated):
+    assert unsupported(claim, (evidence,)) is not stated
 
 
 @pytest.mark.parametrize(
