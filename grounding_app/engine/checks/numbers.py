@@ -16,8 +16,12 @@ LLM answers round ("about 2.1 million" for 2,102,650), scale ("2.1M"), spell out
   not stated by every smaller number of the evidence);
 * or it is a share of a whole the evidence states: a percentage that one number of a
   passage makes of a larger one of the same kind ("$20.3 million of a $50 million
-  budget" is 40.6 %, so "roughly 40%"), or a count that a stated percentage makes of a
-  stated whole ("40% of 50 million" is 20 million);
+  budget" is 40.6 %, so "roughly 40%"), the rise from the smaller to the larger in percent
+  ("about 19,000 diagnoses in 2015, compared to about 17,300 in 2006": up 9.8 %, "almost
+  10%"), or a count that a stated percentage makes of a stated whole ("40% of 50
+  million" is 20 million). A fall in percent is not read: it is the complement of a
+  share (from $50 million to $20.3 million is down 59.4 %, and "60% of the budget goes
+  to schools" would pass);
 * or it is the sum or the difference of two amounts of one passage in one currency or
   unit ("$20.3 million of a $50 million budget": $29.7 million for the rest), or of two
   percentages ("from 40% to 52%": 12 points). Two counts are never summed: two counts
@@ -120,6 +124,12 @@ CHECK = Check(
             ("Turnout rose by 15 percentage points.", _RATE, True),
             ("Turnout reached 52% in 2019.", _RATE, False),
             ("Turnout reached 62% in 2019.", _RATE, True),
+            (
+                "Cases rose by almost 10%.",
+                ("19,000 cases in 2015, against 17,300 in 2006.",),
+                False,
+            ),
+            ("Cases rose by almost 20%.", ("19,000 cases in 2015, against 17,300 in 2006.",), True),
         ),
         "he": (
             ("בירושלים גרים כ-970 אלף תושבים.", _JERUSALEM, False),

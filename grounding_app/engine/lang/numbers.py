@@ -533,12 +533,18 @@ def _within(claim: Quantity, end: Decimal, value: Decimal) -> bool:
 
 
 def _derived(claim: Quantity, passage: Sequence[Quantity]) -> Iterable[Decimal]:
-    """The values one passage's numbers state together: shares, sums and differences."""
+    """The values one passage's numbers state together: shares, changes, sums and
+    differences."""
     amounts = [q for q in passage if q.kind not in _NOT_AMOUNTS and q.high is None]
     for a, b in permutations(amounts, 2):
         if claim.kind == PERCENT:
             if a.kind != PERCENT and _same_kind(a, b) and 0 < a.value < b.value:
                 yield a.value / b.value * _HUNDRED
+            if a.kind != PERCENT and _same_kind(a, b) and 0 < a.value < b.value:
+                # A rise from a to b ("from 17,300 to 19,000": up 9.8%, "almost 10%"). A
+                # fall is the complement of a share (from 50 to 20.3 is down 59.4%, and
+                # "60% of the budget goes to schools" would pass), so it is not read.
+                yield (b.value - a.value) / a.value * _HUNDRED
             if a.kind == b.kind == PERCENT and a.value > b.value:
                 yield a.value - b.value
             continue
