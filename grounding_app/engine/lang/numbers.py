@@ -631,6 +631,8 @@ def align_values(claim: str, passages: Sequence[str], language: str = "en") -> s
         written = (e.forms for passage in read for e in passage if _compatible(q, e))
         if q.high is not None or lead < position or q.forms & frozenset().union(*written):
             continue
+        if q.hedge in (AT_LEAST, AT_MOST):
+            continue  # a bound stays a bound: the nearest value would say more
         found = _stated(q, q.value, read)
         if found is None:
             continue
