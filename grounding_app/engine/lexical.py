@@ -25,6 +25,7 @@ from grounding_app.engine.lang.en import (
     STOPWORDS,
     stem,
 )
+from grounding_app.engine.lang.numbers import quantities, supported
 from grounding_app.engine.lang.numbers import unsupported as unsupported_numbers
 from grounding_app.engine.lang.sentences import sentences
 from grounding_app.engine.lang.text import Token, opening_name, read
@@ -361,9 +362,13 @@ def substitutes(claim: str, evidence: Sequence[str]) -> bool:
     claim_items = _items(claim)
     claim_keys = frozenset().union(*(item.keys for item in claim_items))
     passages = [_items(passage) for passage in evidence]
+    # A number the evidence states rounded, hedged or derived is no number it lacks.
+    read = [quantities(passage) for passage in evidence]
+    stated = (q.forms for q in quantities(claim) if supported(q, read))
     present = frozenset().union(
         *(item.keys for items in passages for item in items),
         named_otherwise(claim, " ".join(evidence)),
+        *stated,
     )
     for i, item in enumerate(claim_items):
         if item.kind not in ("name", "number") or item.keys & present:

@@ -47,7 +47,6 @@ __all__ = [
     "canonical_numbers",
     "canonical_text",
     "is_number_word",
-    "number_forms",
     "number_spans",
     "strip_citations",
 ]
@@ -102,12 +101,6 @@ def strip_markup(text: str) -> str:
 def number_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, canonical value) of every number in ``text``, in digits or words."""
     return [(n.start, n.end, n.value) for n in raw_numbers(text)]
-
-
-def number_forms(text: str) -> list[frozenset[str]]:
-    """Per number in ``text``, the canonical forms it matches: its value, and the bare
-    figure before a scale word ("200 million" matches "200000000" and "200")."""
-    return [frozenset(filter(None, (n.value, n.figure))) for n in raw_numbers(text)]
 
 
 def canonical_text(text: str) -> str:

@@ -44,6 +44,7 @@ from grounding_app.engine.claims import (
 from grounding_app.engine.encoders import Encoder, EncodingCache, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
 from grounding_app.engine.lang import identify, profile
+from grounding_app.engine.lang.numbers import align_values
 from grounding_app.engine.lexical import (
     compare,
     content_stems,
@@ -461,8 +462,10 @@ class GroundingEngine:
             return {i: _Verdict(0.0, []) for i in claims}
         order = list(claims)
         pools = index.candidates([claims[i] for i in order], self.settings.candidates_per_query)
-        # The word-matching judge weighs the numbers comparison as its own fitted feature.
-        penalties = {**self._penalties(), NUMBER: 0.0}
+        penalties = self._penalties()
+        # The word-matching judge weighs the numbers comparison as its own fitted feature:
+        # the numbers check is not run beside it.
+        checks = tuple(c for c in self.checks if c.kind != NUMBER)
         fact_passages: dict[int, list[Passage]] = {}
         for passage in sorted(index.passages, key=_position):
             fact_passages.setdefault(passage.fact, []).append(passage)
@@ -491,7 +494,7 @@ class GroundingEngine:
                         tuple(_readable(p.text) for f in facts for p in fact_passages[f]),
                         language=language,
                     )
-                    kinds[facts] = fired(reading, language, self.checks)
+                    kinds[facts] = fired(reading, language, checks)
                 for kind in sorted(kinds[facts]):
                     scores[k] = _discount(scores[k], penalties[kind])
             best = max(range(len(options)), key=lambda k: scores[k])
@@ -558,7 +561,11 @@ class GroundingEngine:
             for row, option in todo:
                 evidence = self._evidence(request, option, bool(queries[row].context))
                 query = readings[row]
-                aligned = align_numbers(align_dates(query.claim, evidence.text), evidence.text)
+                aligned = align_values(
+                    align_numbers(align_dates(query.claim, evidence.text), evidence.text),
+                    evidence.passages,
+                    languages[order[row]],
+                )
                 pairs.append((ClaimInContext(aligned, query.context), evidence))
             scores = self.judge.score(pairs, memo)
             others = self._other_judges(pairs, [languages[order[row]] for row, _ in todo], memo)

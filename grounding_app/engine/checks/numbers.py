@@ -8,19 +8,32 @@ LLM answers round ("about 2.1 million" for 2,102,650), scale ("2.1M"), spell out
   money of the same currency or a bare count; a measure by the same unit or a bare count)
   rounds to it at the claim's own precision: within half the step the claim was written
   to ("2.1 million": 2,050,000-2,150,000; "2,102,650": that number). A hedge sets the
-  direction: "about", "roughly", "nearly" ... are both ways within the figure's coarse
-  rounding (its trailing zeros count: "about 40%" is 35-45%); "over", "more than", "at
-  least" any value from it upwards; "under", "up to", "fewer than" any value up to it;
+  direction: "about", "roughly", "nearly" ... are both ways within the written rounding
+  or 5 % of the figure, whichever is wider ("roughly 40%" is 38-42%, "almost 10%" is
+  not 5%); "over", "more than", "at
+  least" a value from it up to twice it; "under", "up to", "fewer than" one from half
+  of it up to it (a bound rounds a value near it: "fewer than 125,000 inhabitants" is
+  not stated by every smaller number of the evidence);
 * or it is a share of a whole the evidence states: a percentage that one number of a
   passage makes of a larger one of the same kind ("$20.3 million of a $50 million
-  budget" is 40.6 %, so "roughly 40%"), or a count that a stated percentage makes of a
-  stated whole ("40% of 50 million" is 20 million);
-* or it is the sum or the difference of two numbers of one passage, of one kind ("3
-  wins and 2 draws": 5 games unbeaten; "from 40% to 52%": 12 points);
+  budget" is 40.6 %, so "roughly 40%"), the rise from the smaller to the larger in percent
+  ("about 19,000 diagnoses in 2015, compared to about 17,300 in 2006": up 9.8 %, "almost
+  10%"), or a count that a stated percentage makes of a stated whole ("40% of 50
+  million" is 20 million). A fall in percent is not read: it is the complement of a
+  share (from $50 million to $20.3 million is down 59.4 %, and "60% of the budget goes
+  to schools" would pass);
+* or it is the sum or the difference of two amounts of one passage in one currency or
+  unit ("$20.3 million of a $50 million budget": $29.7 million for the rest), or of two
+  percentages ("from 40% to 52%": 12 points). Two counts are never summed: two counts
+  of one sentence are too often of different things (wins and goals), and the small
+  numbers answers write ("two years", "four") are sums of almost any two;
 * or, as before, its value or bare figure is written in the evidence ("200 million" and
   "200") as a number of a compatible kind;
-* a range ("10-12", "between 10 and 12") is supported when both of its ends are, or
-  when an evidence number lies inside it.
+* a range is supported when both of its ends are; one written "between 10 and 12" also
+  when an evidence number lies inside it ("10-12" and "10 to 12" also write scores and
+  changes: "3-13 to 1-11", "from $10.99 to $13.99").
+
+A year is compared only with a year, except where it is written alike.
 
 No other derivations: products, ratios of unrelated numbers, averages, unit conversions
 ("5 km" from "5,000 m") and differences between dates are where a coincidence passes for
@@ -64,6 +77,7 @@ CHECK = Check(
             ("Paris has over 2.2 million residents.", _PARIS, True),
             ("Paris has fewer than 2.5 million residents.", _PARIS, False),
             ("Paris has fewer than 2 million residents.", _PARIS, True),
+            ("Paris has fewer than 10 million residents.", _PARIS, True),
             ("Paris has 2,102,650 residents.", _PARIS, False),
             ("Paris has 2,102,651 residents.", _PARIS, True),
             # Unhedged and written to the unit, 2,100,000 claims more than the evidence.
@@ -83,15 +97,25 @@ CHECK = Check(
             ("The stadium holds twenty-five thousand people.", _STADIUM, False),
             ("The old stadium held some 4,000 people.", _STADIUM, False),
             ("The old stadium held 4,000 people.", _STADIUM, True),
-            ("The team played 16 games.", _SEASON, False),
-            ("The team won 8 more games than it lost.", _SEASON, False),
-            # Kept miss: a share of a sum is two derivations (12 of 12 + 4), not one.
+            # Kept misses: counts are not summed (two counts of one sentence are too
+            # often of different things), and a share of a sum is two derivations.
+            ("The team played 16 games.", _SEASON, True),
+            ("The team won 8 more games than it lost.", _SEASON, True),
             ("The team won 75% of its games.", _SEASON, True),
             ("The team won between 10 and 14 games.", _SEASON, False),
-            ("The team won 10-11 games.", _SEASON, True),
+            ("The team won between 13 and 14 games.", _SEASON, True),
+            # A dash or "to" joins a score or a change as often as a range: both ends
+            # must be stated.
+            ("The team won 10-14 games.", _SEASON, True),
+            ("The team won 12-4.", _SEASON, False),
+            # A bound is its writer's rounding of a value near it (within a factor of 2).
+            ("The team won fewer than 15 games.", _SEASON, False),
+            ("The team won fewer than 50 games.", _SEASON, True),
+            ("The team won more than 10 games.", _SEASON, False),
             # A year is a label, not an amount: 2004 + 15 is no year of the evidence.
             ("The stadium opened in 2019.", _STADIUM, True),
-            ("The tower is about 300 metres tall.", _TALL, False),
+            ("The tower is about 320 metres tall.", _TALL, False),
+            ("The tower is about 300 metres tall.", _TALL, True),
             ("The tower is 330 feet tall.", _TALL, True),
             ("The tower is 1,000 feet tall.", _TALL, True),
             ("A child's ticket costs €12.", _PRICE, False),
@@ -100,6 +124,12 @@ CHECK = Check(
             ("Turnout rose by 15 percentage points.", _RATE, True),
             ("Turnout reached 52% in 2019.", _RATE, False),
             ("Turnout reached 62% in 2019.", _RATE, True),
+            (
+                "Cases rose by almost 10%.",
+                ("19,000 cases in 2015, against 17,300 in 2006.",),
+                False,
+            ),
+            ("Cases rose by almost 20%.", ("19,000 cases in 2015, against 17,300 in 2006.",), True),
         ),
         "he": (
             ("בירושלים גרים כ-970 אלף תושבים.", _JERUSALEM, False),
@@ -116,7 +146,8 @@ CHECK = Check(
             ("בישראל גרים 8.8 מיליון תושבים.", _ISRAEL, True),
             ("כ-21 אחוז מתושבי ישראל הם ערבים.", _ISRAEL, False),
             ("כ-31 אחוז מתושבי ישראל הם ערבים.", _ISRAEL, True),
-            ("בישראל גרים 7.7 מיליון יהודים ואחרים.", _ISRAEL, False),
+            # Kept miss: counts are not subtracted (9.8 - 2.1 million).
+            ("בישראל גרים 7.7 מיליון יהודים ואחרים.", _ISRAEL, True),
         ),
     },
 )

@@ -25,6 +25,9 @@ CHECK = Check(
             ("Vienna is the capital of Austria.", ("Vienna is the capital of Austria.",), False),
             ("It won eleven awards.", ("It won 11 awards.",), False),
             ("The UN was founded in 1945.", ("The United Nations was founded in 1945.",), False),
+            # A number the evidence states rounded is no other number in its place.
+            ("It has about 2.1 million residents.", ("It has 2,102,650 residents.",), False),
+            ("It has about 3.1 million residents.", ("It has 2,102,650 residents.",), True),
         ),
     },
 )

@@ -41,6 +41,7 @@ __all__ = [
     "ABOUT",
     "AT_LEAST",
     "AT_MOST",
+    "BETWEEN",
     "COUNT",
     "CURRENCY",
     "DATE",
@@ -49,6 +50,7 @@ __all__ = [
     "PERCENT",
     "YEAR",
     "Quantity",
+    "align_values",
     "canonical_number",
     "is_number_word",
     "quantities",
@@ -69,6 +71,7 @@ ORDINAL = "ordinal"
 ABOUT = "about"
 AT_LEAST = "at least"
 AT_MOST = "at most"
+BETWEEN = "between"  # a range its writer says the value lies in ("between 10 and 12")
 
 # A figure, and the scale word after it if any ("1.5 million", "2 dozen").
 _LONG_SCALES = {**en.DIGIT_SCALES, **he.SCALES}
@@ -340,25 +343,11 @@ class Quantity:
     # The canonical strings it is also matched by: its value, and the bare figure before
     # a scale word ("200 million" is also "200"), as numbers were matched before.
     forms: frozenset[str] = frozenset()
+    lead: int = -1  # where its hedge starts ("about 2.1 million"), if it has one
 
     @property
     def ends(self) -> tuple[Decimal, ...]:
         return (self.value,) if self.high is None else (self.value, self.high)
-
-    @property
-    def coarse(self) -> Decimal:
-        """The step a hedged figure is rounded to: its trailing zeros count ("about 40%"
-        is rounded to ten points, "about 2.1 million" to 100,000)."""
-        step = self.step
-        if step <= 0:
-            return Decimal(1)
-        units = self.value / step
-        if units != units.to_integral_value() or units == 0:
-            return step
-        while units % 10 == 0:
-            units /= 10
-            step *= 10
-        return step
 
 
 def _profile_tables(language: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
@@ -374,20 +363,22 @@ def _profile_tables(language: str) -> tuple[tuple[tuple[str, str], ...], tuple[s
     return tuple(hedges), tuple(sorted(percent, key=len, reverse=True))
 
 
-_NEXT_WORD = re.compile(r"[^\S\r\n]*([^\W\d_]+(?:[\"\u05f4][^\W\d_]+)?|°[CFcf])")
+_NEXT_WORD = re.compile(r"(?:[^\S\r\n]*|-)([^\W\d_]+(?:[\"\u05f4][^\W\d_]+)?|°[CFcf])")
 _ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _SPACE_OR_HYPHEN = " \t-\u05be"
 
 
-def _hedge(before: str, phrases: tuple[tuple[str, str], ...]) -> str:
-    """The hedge that ends ``before`` (the text up to a number), if any."""
-    tail = before[-24:].casefold().rstrip(_SPACE_OR_HYPHEN)
+def _hedge(before: str, phrases: tuple[tuple[str, str], ...]) -> tuple[str, int]:
+    """The hedge that ends ``before`` (the text up to a number), if any, and where it
+    starts; else none, and the end of ``before``."""
+    kept = before.rstrip(_SPACE_OR_HYPHEN)
+    tail = kept[-24:].casefold()
     for phrase, hedge in phrases:
         if tail.endswith(phrase):
             rest = tail[: -len(phrase)]
             if not rest or not rest[-1].isalnum():
-                return hedge
-    return ""
+                return hedge, max(0, len(kept) - len(phrase))
+    return "", len(before)
 
 
 def _percent(after: str, words: tuple[str, ...]) -> int:
@@ -421,8 +412,8 @@ def _single(text: str, number: RawNumber, language: str) -> Quantity:
     elif kind == COUNT:
         kind, unit = _plain_kind(text, number, value, word)
     forms = frozenset(filter(None, (number.value, number.figure)))
-    hedge = _hedge(text[:start], hedges)
-    return Quantity(start, end, value, number.step, kind, unit, hedge, None, forms)
+    hedge, lead = _hedge(text[:start], hedges)
+    return Quantity(start, end, value, number.step, kind, unit, hedge, None, forms, lead)
 
 
 def _plain_kind(text: str, number: RawNumber, value: Decimal, word: str) -> tuple[str, str]:
@@ -445,10 +436,12 @@ def _range(text: str, low: Quantity, high: Quantity, scaled: bool) -> Quantity |
     gap = text[low.end : high.start].strip().casefold()
     if gap not in en.RANGE_JOINERS:
         return None
+    hedge = low.hedge
     if gap in en.RANGE_OPENERS:
         opener = _LETTER_WORD.findall(text[max(0, low.start - 12) : low.start])
         if not opener or opener[-1].casefold() != en.RANGE_OPENERS[gap]:
             return None
+        hedge = BETWEEN
     if gap in "–—-" and (
         re.search(r"\d[-/.]$", text[: low.start]) or re.match(r"[-/.]\d", text[high.end :])
     ):
@@ -461,8 +454,8 @@ def _range(text: str, low: Quantity, high: Quantity, scaled: bool) -> Quantity |
         return None
     unit = low.unit or high.unit
     return Quantity(
-        low.start, high.end, value, high.step, kind, unit, low.hedge, high.value,
-        low.forms | high.forms,
+        low.start, high.end, value, high.step, kind, unit, hedge, high.value,
+        low.forms | high.forms, low.lead,
     )  # fmt: skip
 
 
@@ -495,8 +488,15 @@ def quantities(text: str, language: str = "en") -> tuple[Quantity, ...]:
 # --- comparing: which derivations count, and why no others, is `checks/numbers.py`'s -----
 
 _HUNDRED = Decimal(100)
+# "About", "roughly", "nearly" reach past the written rounding to a round figure near the
+# value: 5 % of it ("roughly 40%" for 40.6 %, "about 2.1 million" for 2,102,650), not the
+# figure's trailing zeros ("almost 10%" is not 5 %).
+_ABOUT_SHARE = Decimal("0.05")
 # Kinds that are labels more than amounts: no share, sum or difference is made of them.
 _NOT_AMOUNTS = (YEAR, DATE, ORDINAL)
+# Kinds a sum or difference is made of: amounts of one currency or unit. Two counts of
+# one sentence are too often of different things (wins and goals, "two years", "four").
+_SUMMED = (CURRENCY, MEASURE)
 
 
 def _compatible(claim: Quantity, evidence: Quantity) -> bool:
@@ -508,29 +508,49 @@ def _compatible(claim: Quantity, evidence: Quantity) -> bool:
     return True
 
 
+def _comparable(claim: Quantity, evidence: Quantity) -> bool:
+    """Whether an evidence number's value may be rounded, bounded or derived to the
+    claim's: a year only to a year (a count of 2,010 is no year 2010 "about" it), a
+    measure only to a measure ("up to 100 jobs" is not stated by "a 90-day wait")."""
+    for kind in (YEAR, MEASURE):
+        if kind in (claim.kind, evidence.kind) and claim.kind != evidence.kind:
+            return False
+    return _compatible(claim, evidence)
+
+
 def _within(claim: Quantity, end: Decimal, value: Decimal) -> bool:
     """Whether ``value`` is what the claim's figure ``end`` says, by its hedge."""
+    # A bound is read as its writer's rounding of a value near it, within a factor of
+    # two: "fewer than 125,000" is not stated by every smaller number of the evidence.
     if claim.hedge == AT_LEAST:
-        return value >= end
+        return end <= value <= 2 * end
     if claim.hedge == AT_MOST:
-        return value <= end
-    step = claim.coarse if claim.hedge == ABOUT else claim.step
-    return abs(value - end) <= step / 2
+        return end / 2 <= value <= end
+    reach = claim.step / 2
+    if claim.hedge == ABOUT:
+        reach = max(reach, abs(end) * _ABOUT_SHARE)
+    return abs(value - end) <= reach
 
 
 def _derived(claim: Quantity, passage: Sequence[Quantity]) -> Iterable[Decimal]:
-    """The values one passage's numbers state together: shares, sums and differences."""
+    """The values one passage's numbers state together: shares, changes, sums and
+    differences."""
     amounts = [q for q in passage if q.kind not in _NOT_AMOUNTS and q.high is None]
     for a, b in permutations(amounts, 2):
         if claim.kind == PERCENT:
-            if a.kind != PERCENT and _same_kind(a, b) and 0 < a.value <= b.value:
+            if a.kind != PERCENT and _same_kind(a, b) and 0 < a.value < b.value:
                 yield a.value / b.value * _HUNDRED
+            if a.kind != PERCENT and _same_kind(a, b) and 0 < a.value < b.value:
+                # A rise from a to b ("from 17,300 to 19,000": up 9.8%, "almost 10%"). A
+                # fall is the complement of a share (from 50 to 20.3 is down 59.4%, and
+                # "60% of the budget goes to schools" would pass), so it is not read.
+                yield (b.value - a.value) / a.value * _HUNDRED
             if a.kind == b.kind == PERCENT and a.value > b.value:
                 yield a.value - b.value
             continue
-        if a.kind == PERCENT and b.kind != PERCENT and _compatible(claim, b):
+        if a.kind == PERCENT and b.kind != PERCENT and _comparable(claim, b):
             yield a.value * b.value / _HUNDRED
-        if _same_kind(a, b) and a.kind != PERCENT and _compatible(claim, a):
+        if _same_kind(a, b) and a.kind in _SUMMED and _comparable(claim, a):
             yield a.value + b.value
             if a.value > b.value:
                 yield a.value - b.value
@@ -540,33 +560,88 @@ def _same_kind(a: Quantity, b: Quantity) -> bool:
     return a.kind == b.kind and a.unit == b.unit
 
 
-def _supported_end(claim: Quantity, end: Decimal, passages: Sequence[Sequence[Quantity]]) -> bool:
-    stated = (q for passage in passages for q in passage if _compatible(claim, q))
-    if any(_within(claim, end, v) for q in stated for v in q.ends):
-        return True
-    if claim.kind in _NOT_AMOUNTS:
-        return False
-    return any(_within(claim, end, v) for p in passages for v in _derived(claim, p))
+def _stated(
+    claim: Quantity, end: Decimal, passages: Sequence[Sequence[Quantity]]
+) -> Quantity | Decimal | None:
+    """What supports one end of the claim's number: an evidence number, or a value
+    two of one passage's numbers make together; None if nothing does."""
+    for passage in passages:
+        for q in passage:
+            if _comparable(claim, q) and any(_within(claim, end, v) for v in q.ends):
+                return q
+    # A bound ("more than 20%") is read against stated numbers only: a share or a sum
+    # of a passage's numbers lands within a bound's wide reach too easily.
+    if claim.kind in _NOT_AMOUNTS or claim.hedge in (AT_LEAST, AT_MOST):
+        return None
+    for passage in passages:
+        for value in _derived(claim, passage):
+            if _within(claim, end, value):
+                return value
+    return None
 
 
 def supported(claim: Quantity, passages: Sequence[Sequence[Quantity]]) -> bool:
     """Whether the evidence's numbers (per passage) state the claim's number."""
     written = (q.forms for passage in passages for q in passage if _compatible(claim, q))
-    if claim.forms & frozenset().union(*written):
+    held = frozenset().union(*written)
+    if claim.high is None and claim.forms & held:
         return True
-    if claim.high is not None:
+    if claim.hedge == BETWEEN and claim.high is not None:
         inside = any(
             claim.value <= q.value <= claim.high
             for passage in passages
             for q in passage
-            if q.high is None and _compatible(claim, q)
+            if q.high is None and _comparable(claim, q)
         )
         if inside:
             return True
-    return all(_supported_end(claim, end, passages) for end in claim.ends)
+    return all(
+        _canonical(end) in held or _stated(claim, end, passages) is not None for end in claim.ends
+    )
 
 
 def unsupported(claim: str, passages: Sequence[str], language: str = "en") -> list[Quantity]:
     """The claim's numbers that the evidence passages do not state."""
     read = [quantities(p, language) for p in passages]
     return [q for q in quantities(claim, language) if not supported(q, read)]
+
+
+def _written(claim: Quantity, value: Decimal) -> str:
+    """A derived value as the claim's kind writes it ("40.6%", "$29,700,000")."""
+    if claim.kind == PERCENT:
+        return f"{_canonical(value.quantize(Decimal('0.1')))}%"
+    whole = value.quantize(Decimal("0.01")).normalize()
+    figure = f"{whole:,f}"
+    signs = [s for s, code in en.CURRENCY_SIGNS.items() if code == claim.unit]
+    sign = min(signs, key=len, default="")
+    return f"{sign}{figure}" if claim.kind == CURRENCY else figure
+
+
+def align_values(claim: str, passages: Sequence[str], language: str = "en") -> str:
+    """``claim`` with each number the evidence states only rounded, hedged or derived
+    written as the evidence's value, hedge and all, for a reader that compares figures
+    and does no arithmetic: "about 2.1 million" -> "2,102,650", "roughly 40%" -> "40.6%"
+    against "$20.3 million of a $50 million budget". A number the evidence writes as it
+    is, in any spelling, is left to `normalise.align_numbers`; ranges stay."""
+    read = [quantities(p, language) for p in passages]
+    parts: list[str] = []
+    position = 0
+    for q in quantities(claim, language):
+        lead = q.lead if q.hedge else q.start
+        written = (e.forms for passage in read for e in passage if _compatible(q, e))
+        if q.high is not None or lead < position or q.forms & frozenset().union(*written):
+            continue
+        if q.hedge in (AT_LEAST, AT_MOST):
+            continue  # a bound stays a bound: the nearest value would say more
+        found = _stated(q, q.value, read)
+        if found is None:
+            continue
+        if isinstance(found, Quantity):
+            where = next(i for i, passage in enumerate(read) if found in passage)
+            text = passages[where][found.start : found.end]
+        else:
+            text = _written(q, found)
+        parts += [claim[position:lead], text]
+        position = q.end
+    parts.append(claim[position:])
+    return "".join(parts)

@@ -1,0 +1,241 @@
+# ruff: noqa: RUF001
+"""The number reader's table: what each written number is read as (value, rounding step,
+kind, unit, hedge, range), in English and Hebrew, with the misses kept on purpose."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from grounding_app.engine.lang import profile
+from grounding_app.engine.lang.numbers import (
+    ABOUT,
+    AT_LEAST,
+    AT_MOST,
+    BETWEEN,
+    COUNT,
+    CURRENCY,
+    DATE,
+    MEASURE,
+    ORDINAL,
+    PERCENT,
+    YEAR,
+    align_values,
+    quantities,
+    unsupported,
+)
+from grounding_app.engine.word_match import FEATURE_NAMES, features
+
+
+def read(text: str, language: str = "en") -> list[tuple[str, str, str | None, str, str, str, str]]:
+    """(span text, value, high, step, kind, unit, hedge) per number, numbers as strings."""
+
+    def plain(value: Decimal | None) -> str | None:
+        return None if value is None else format(value.normalize(), "f")
+
+    return [
+        (
+            text[q.start : q.end],
+            format(q.value.normalize(), "f"),
+            plain(q.high),
+            format(q.step.normalize(), "f"),
+            q.kind,
+            q.unit,
+            q.hedge,
+        )
+        for q in quantities(text, language)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # digits with separators, decimals, scale words, scales written onto the figure
+        ("It has 2,102,650 residents.", [("2,102,650", "2102650", None, "1", COUNT, "", "")]),
+        ("It has 2.1 million.", [("2.1 million", "2100000", None, "100000", COUNT, "", "")]),
+        ("It has 2.1M.", [("2.1M", "2100000", None, "100000", COUNT, "", "")]),
+        ("It has 10k fans.", [("10k", "10000", None, "1000", COUNT, "", "")]),
+        ("It cost $3bn.", [("$3bn", "3000000000", None, "1000000000", CURRENCY, "USD", "")]),
+        ("It cost $50m.", [("$50m", "50000000", None, "1000000", CURRENCY, "USD", "")]),
+        # "m" is a scale only after a currency sign: "5m" is five metres
+        ("A 5m wall.", [("5", "5", None, "1", COUNT, "", "")]),
+        ("It weighs 2.50 kg.", [("2.50", "2.5", None, "0.01", MEASURE, "kg", "")]),
+        # words
+        ("It won eleven awards.", [("eleven", "11", None, "1", COUNT, "", "")]),
+        ("It has twenty-one arches.", [("twenty-one", "21", None, "1", COUNT, "", "")]),
+        (
+            "About two million people.",
+            [("two million", "2000000", None, "1000000", COUNT, "", ABOUT)],
+        ),
+        # percentages and currencies
+        ("Roughly 40% of it.", [("40%", "40", None, "1", PERCENT, "", ABOUT)]),
+        ("Up 12 percentage points.", [("12 percentage points", "12", None, "1", PERCENT, "", "")]),
+        ("It was 40 per cent.", [("40 per cent", "40", None, "1", PERCENT, "", "")]),
+        ("It cost €25.", [("€25", "25", None, "1", CURRENCY, "EUR", "")]),
+        ("It cost 20 dollars.", [("20", "20", None, "1", CURRENCY, "USD", "")]),
+        # hedges
+        ("Nearly 300 metres.", [("300", "300", None, "1", MEASURE, "m", ABOUT)]),
+        ("More than 500 people.", [("500", "500", None, "1", COUNT, "", AT_LEAST)]),
+        ("At least 500 people.", [("500", "500", None, "1", COUNT, "", AT_LEAST)]),
+        ("Fewer than 500 people.", [("500", "500", None, "1", COUNT, "", AT_MOST)]),
+        ("No more than 500 people.", [("500", "500", None, "1", COUNT, "", AT_MOST)]),
+        ("Some 500 people.", [("500", "500", None, "1", COUNT, "", ABOUT)]),
+        ("The awesome 500 people.", [("500", "500", None, "1", COUNT, "", "")]),
+        # ranges
+        ("Between 10 and 12 people.", [("10 and 12", "10", "12", "1", COUNT, "", BETWEEN)]),
+        ("From 10 to 12 people.", [("10 to 12", "10", "12", "1", COUNT, "", "")]),
+        ("It grew 10–12%.", [("10–12%", "10", "12", "1", PERCENT, "", "")]),
+        (
+            "It costs $10-12 million.",
+            [("$10-12 million", "10000000", "12000000", "1000000", CURRENCY, "USD", "")],
+        ),
+        # no ranges: a score, a date, a count and a year joined by "and"
+        (
+            "They won 3-0.",
+            [("3", "3", None, "1", COUNT, "", ""), ("0", "0", None, "1", COUNT, "", "")],
+        ),
+        (
+            "On 2010-05-12.",
+            [
+                ("2010", "2010", None, "1", YEAR, "", ""),
+                ("05", "5", None, "1", COUNT, "", ""),
+                ("12", "12", None, "1", COUNT, "", ""),
+            ],
+        ),
+        # years, dates and ordinals
+        ("It opened in 1997.", [("1997", "1997", None, "1", YEAR, "", "")]),
+        (
+            "Born on 4 July 1950.",
+            [("4", "4", None, "1", DATE, "", ""), ("1950", "1950", None, "1", YEAR, "", "")],
+        ),
+        ("The 21st time.", [("21", "21", None, "1", ORDINAL, "", "")]),
+        ("The twenty-first time.", [("twenty-first", "21", None, "1", ORDINAL, "", "")]),
+        # kept misses: fractions in words are no numbers ("the second half", "a third of")
+        ("Half of the budget.", []),
+        ("A third of the budget.", []),
+    ],
+)
+def test_english_numbers_are_read_with_what_they_mean(text, expected):
+    assert read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("גרים כ-970 אלף תושבים.", [("970 אלף", "970000", None, "1000", COUNT, "", ABOUT)]),
+        ("גרים כ־970 אלף תושבים.", [("970 אלף", "970000", None, "1000", COUNT, "", ABOUT)]),
+        ("גרים 2.1 מיליון תושבים.", [("2.1 מיליון", "2100000", None, "100000", COUNT, "", "")]),
+        ("עלה 1.5 מיליארד.", [("1.5 מיליארד", "1500000000", None, "100000000", COUNT, "", "")]),
+        ("40 אחוז מהתושבים.", [("40 אחוז", "40", None, "1", PERCENT, "", "")]),
+        ("40% מהתושבים.", [("40%", "40", None, "1", PERCENT, "", "")]),
+        ("יותר מ-500 איש.", [("500", "500", None, "1", COUNT, "", AT_LEAST)]),
+        ("פחות מ-500 איש.", [("500", "500", None, "1", COUNT, "", AT_MOST)]),
+        ("בערך 500 איש.", [("500", "500", None, "1", COUNT, "", ABOUT)]),
+        ('עלה 20 ש"ח.', [("20", "20", None, "1", CURRENCY, "ILS", "")]),
+        ("עלה ₪20.", [("₪20", "20", None, "1", CURRENCY, "ILS", "")]),
+        ("יש לו ושלושה ילדים.", [("ושלושה", "3", None, "1", COUNT, "", "")]),
+        ("נוסד ב-1948.", [("1948", "1948", None, "1", YEAR, "", "")]),
+        # kept misses: a number word and its scale are read apart; a figure with a prefix
+        # and no hyphen is not read at all
+        (
+            "שלושה מיליון איש.",
+            [
+                ("שלושה", "3", None, "1", COUNT, "", ""),
+                ("מיליון", "1000000", None, "1", COUNT, "", ""),
+            ],
+        ),
+        ("נוסד ב1948.", []),
+    ],
+)
+def test_hebrew_numbers_are_read_with_what_they_mean(text, expected):
+    assert read(text, "he") == expected
+
+
+def test_a_number_is_also_matched_by_the_figure_before_its_scale_word():
+    forms = [q.forms for q in quantities("2 million, two million, 2,000,000 and 12")]
+    assert forms == [
+        frozenset({"2000000", "2"}),
+        frozenset({"2000000", "2"}),
+        frozenset({"2000000"}),
+        frozenset({"12"}),
+    ]
+    assert [q.forms for q in quantities("one million two hundred thousand")] == [
+        frozenset({"1200000"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "stated"),
+    [
+        ("Roughly 40% of it.", "40.6% of it.", True),
+        ("Roughly 40% of it.", "37% of it.", False),
+        ("Almost 10% of it.", "9.6% of it.", True),
+        ("Almost 10% of it.", "5% of it.", False),
+        ("About 2,000 people.", "2,090 people.", True),
+        ("About 2,000 people.", "2,400 people.", False),
+    ],
+)
+def test_about_reaches_five_percent_of_the_figure(claim, evidence, stated):
+    assert unsupported(claim, (evidence,)) is not stated
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "aligned"),
+    [
+        (
+            "It has about 2.1 million people.",
+            "It has 2,102,650 people.",
+            "It has 2,102,650 people.",
+        ),
+        # a bound stays a bound: the nearest value would say more than the claim
+        ("Over 2 million live there.", "It has 2,102,650 people.", "Over 2 million live there."),
+        (
+            "Roughly 40% goes to schools.",
+            "$20.3 million of a $50 million budget.",
+            "40.6% goes to schools.",
+        ),
+        (
+            "$29.7 million goes elsewhere.",
+            "$20.3 million of a $50 million budget.",
+            "$29,700,000 goes elsewhere.",
+        ),
+        # written as the evidence writes it, or not stated at all: left alone
+        ("It has 1.5 million people.", "It has 1,500,000 people.", "It has 1.5 million people."),
+        (
+            "It has about 3.1 million people.",
+            "It has 2,102,650 people.",
+            "It has about 3.1 million people.",
+        ),
+        (
+            "Between 2 and 3 million live there.",
+            "It has 2,102,650 people.",
+            "Between 2 and 3 million live there.",
+        ),
+    ],
+)
+def test_a_number_stated_rounded_or_derived_is_written_as_the_evidence_value(
+    claim, evidence, aligned
+):
+    assert align_values(claim, (evidence,)) == aligned
+
+
+def test_a_derivation_takes_its_two_numbers_from_one_passage():
+    claim = "Roughly 40% goes to schools."
+    assert not unsupported(claim, ("Schools get $20.3 million of a $50 million budget.",))
+    assert unsupported(claim, ("Schools get $20.3 million.", "The budget is $50 million."))
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "missing"),
+    [
+        ("בירושלים גרים כ-970 אלף תושבים.", "בירושלים גרים 971,800 תושבים.", 0.0),
+        ("בירושלים גרים כ-870 אלף תושבים.", "בירושלים גרים 971,800 תושבים.", 1.0),
+        ("בירושלים גרים 971,800 תושבים.", "בירושלים גרים 971,800 תושבים.", 0.0),
+    ],
+)
+def test_word_matching_counts_a_number_missing_only_when_no_value_states_it(
+    claim, evidence, missing
+):
+    row = features(claim, evidence, profile("he"))
+    assert row[FEATURE_NAMES.index("missing_number")] == missing

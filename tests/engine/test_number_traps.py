@@ -1,0 +1,42 @@
+"""Rounded, hedged and derived numbers as LLM answers write them (issue 31), read by the
+real default engine: supported at the threshold when the evidence states them, and their
+wrong twins unsupported."""
+
+from __future__ import annotations
+
+import pytest
+
+from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.types import CheckRequest, Fact
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+PARIS = (
+    "Paris, the capital and largest city of France, has an estimated population of"
+    " 2,102,650 residents."
+)
+BUDGET = "This year $20.3 million of a $50 million budget goes to schools."
+
+
+@pytest.fixture(scope="module")
+def engine() -> GroundingEngine:
+    return GroundingEngine.default()
+
+
+@pytest.mark.parametrize(
+    ("answer", "fact", "expected"),
+    [
+        ("Paris has a population of about 2.1 million people.", PARIS, True),
+        ("Paris has a population of about 3.1 million people.", PARIS, False),
+        ("Paris has a population of 2.1M.", PARIS, True),
+        ("Paris has over 2 million residents.", PARIS, True),
+        ("Paris has over 3 million residents.", PARIS, False),
+        ("Roughly 40% of the budget goes to schools.", BUDGET, True),
+        ("Roughly 60% of the budget goes to schools.", BUDGET, False),
+    ],
+)
+def test_rounded_hedged_and_derived_numbers_are_compared_by_value(engine, answer, fact, expected):
+    response = engine.check(CheckRequest(answer, (Fact(fact),), enable_claim_level_score=True))
+    (claim,) = response.claims
+    assert bool(claim.citation_indices) is expected, claim
+    assert (claim.score >= 0.6) is expected, claim
