@@ -34,23 +34,17 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     django.setup()
     from grounding_app.engine import pipeline
-    from grounding_app.lab.bench_requests import (
-        DEFAULT_DATA,
-        benchmark_texts,
-        everyday_request,
-        film_request,
-        largest_request,
-    )
+    from grounding_app.lab.bench_requests import request_builders
 
-    texts = benchmark_texts(DEFAULT_DATA)
+    builders = request_builders()
     engine = pipeline.GroundingEngine.default()
     switched = ("misattributes", "drops_hedge", "proper_names")
     real = [getattr(pipeline, attr) for attr in switched]
     off = [_never, _never, _no_names]
     for name, request, repeat in (
-        ("film", film_request(), args.repeat),
-        ("everyday", everyday_request(texts), args.repeat),
-        ("largest", largest_request(texts), args.repeat_largest),
+        ("film", builders["film"](), args.repeat),
+        ("everyday", builders["everyday"](), args.repeat),
+        ("largest", builders["largest"](), args.repeat_largest),
     ):
         engine.check(request)
         times: dict[str, list[float]] = {"off": [], "on": []}

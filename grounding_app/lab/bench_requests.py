@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from grounding_app.engine import (
@@ -123,3 +124,13 @@ def largest_request(texts: Sequence[str], seed: int = 2) -> CheckRequest:
         window = sentences[start:] + sentences[:start]
         facts.append(Fact(_fit(window, MAX_FACT_CHARS), {"title": f"Document {i + 1}"}))
     return CheckRequest(answer=_answer(facts, 200, rng, 18), facts=tuple(facts))
+
+
+def request_builders(data: Path = DEFAULT_DATA) -> dict[str, Callable[[], CheckRequest]]:
+    """The three benchmark requests by name, each built when called (the largest is big)."""
+    texts = benchmark_texts(data)
+    return {
+        "film": film_request,
+        "everyday": partial(everyday_request, texts),
+        "largest": partial(largest_request, texts),
+    }

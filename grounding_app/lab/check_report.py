@@ -38,6 +38,7 @@ from grounding_app.lab.check_runs import (
     macro_figures,
     read_runs,
 )
+from grounding_app.lab.model_card import replace_generated
 
 # Each firing costs the claim its support (a penalty of 3-5 logits), so a firing on a
 # supported answer is a false alarm the reader sees. On balanced data a check at 0.5
@@ -285,10 +286,7 @@ def compare(old: Path, old_meta: Path, runs_dir: Path, aggregator: Path | None) 
 
 
 def replace_block(doc: str, block: str) -> str:
-    start, end = doc.find(BEGIN), doc.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"{DOC.name} has no generated block: add the two markers")
-    return doc[:start] + block + doc[end + len(END) :]
+    return replace_generated(doc, block, BEGIN, END, DOC.name)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -103,11 +103,17 @@ def render() -> str:
     return "\n".join(lines)
 
 
+def replace_generated(text: str, block: str, begin: str, end: str, name: str) -> str:
+    """`text` with what lies between the markers `begin` and `end` (both kept, being
+    the block's own first and last lines) replaced by `block`."""
+    first, last = text.find(begin), text.find(end)
+    if first < 0 or last < first:
+        raise ValueError(f"{name} has no generated block: add the two markers")
+    return text[:first] + block + text[last + len(end) :]
+
+
 def replace_block(card: str, block: str) -> str:
-    start, end = card.find(BEGIN), card.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"{CARD.name} has no generated block: add the two markers")
-    return card[:start] + block + card[end + len(END) :]
+    return replace_generated(card, block, BEGIN, END, CARD.name)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -115,16 +115,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--request", action="append", choices=["film", "everyday", "largest"], help="default: all"
     )
     args = parser.parse_args(argv)
-    from grounding_app.engine import CheckRequest, GroundingEngine, clear_text_caches
-    from grounding_app.lab.bench_requests import (
-        DEFAULT_DATA,
-        benchmark_texts,
-        everyday_request,
-        film_request,
-        largest_request,
-    )
+    from grounding_app.engine import GroundingEngine, clear_text_caches
+    from grounding_app.lab.bench_requests import request_builders
 
-    texts = benchmark_texts(DEFAULT_DATA)
     engine = GroundingEngine.default()
 
     def cold() -> None:
@@ -132,11 +125,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             engine.fact_encodings.clear()
             clear_text_caches()
 
-    builders: dict[str, Callable[[], CheckRequest]] = {
-        "film": film_request,
-        "everyday": partial(everyday_request, texts),
-        "largest": partial(largest_request, texts),
-    }
+    builders = request_builders()
     columns = {}
     for name in args.request or builders:
         columns[name] = profile(partial(engine.check, builders[name]()), cold, args.runs)

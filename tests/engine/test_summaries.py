@@ -14,6 +14,7 @@ import pytest
 from grounding_app.engine.encoders import HashingEncoder
 from grounding_app.engine.pipeline import GroundingEngine, Settings
 from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
+from tests.engine.word_judge import WordJudge
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -125,28 +126,11 @@ def test_a_summary_giving_the_signing_to_a_dissenter_is_unsupported(engine):
     assert claim.score is not None and claim.score < 0.6, claim
 
 
-class _WordJudge:
-    """Supports a claim only when every word of it is in the evidence."""
-
-    def __init__(self) -> None:
-        self.evidence: list[str] = []
-
-    def score(self, pairs, encoder=None):
-        self.evidence.extend(evidence.text for _, evidence in pairs)
-        return [
-            float(
-                set(claim.claim.lower().rstrip(".").split())
-                <= set(evidence.text.lower().replace(".", " ").split())
-            )
-            for claim, evidence in pairs
-        ]
-
-
 SPREAD = "The council approved the plan and the mayor signed it."
 
 
 def test_support_spread_over_one_article_is_read_together():
-    judge = _WordJudge()
+    judge = WordJudge()
     # The fact's option shows its one best passage: either half of the claim.
     engine = GroundingEngine(HashingEncoder(), judge, Settings(passages_per_fact=1))
     fact = (

@@ -16,6 +16,7 @@ from grounding_app.engine.encoders import HashingEncoder
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
 from grounding_app.lab.bench_requests import FILM_FACTS
+from tests.engine.word_judge import WordJudge
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -137,26 +138,9 @@ def test_support_spread_over_two_facts_still_counts(engine, answer, facts):
     assert supported(r) and cited_sources(r) == {0, 1}, r.claims[0]
 
 
-class _WordJudge:
-    """Supports a claim exactly when every one of its words is in the evidence."""
-
-    def __init__(self) -> None:
-        self.evidence: list[str] = []
-
-    def score(self, pairs, encoder=None):
-        self.evidence.extend(evidence.text for _, evidence in pairs)
-        return [
-            float(
-                set(claim.claim.lower().rstrip(".").split())
-                <= set(evidence.text.lower().replace(".", " ").split())
-            )
-            for claim, evidence in pairs
-        ]
-
-
 def test_two_facts_are_not_read_together_for_a_swap():
     # A judge that only matches words finds all of them in the two facts together.
-    judge = _WordJudge()
+    judge = WordJudge()
     engine = GroundingEngine(HashingEncoder(), judge)
     r = engine.check(CheckRequest("Rome is the capital of Austria.", tuple(map(Fact, CAPITALS))))
     assert not supported(r)
