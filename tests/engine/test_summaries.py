@@ -45,6 +45,13 @@ def run(engine: GroundingEngine, answer: str) -> CheckResponse:
     return engine.check(CheckRequest(answer, (Fact(ARTICLE),), enable_claim_level_score=True))
 
 
+PARAPHRASED_WORD = (
+    "'over the objections of' is the summary's own word for 'voted against': the spread"
+    " option is offered only when the article's sentences hold every word of the claim"
+    " (pipeline._spread), and the window the judge reads without it lacks the signing"
+)
+
+
 # Scores of the engine before this work (4d01997) in the comments.
 @pytest.mark.parametrize(
     "summary",
@@ -56,9 +63,12 @@ def run(engine: GroundingEngine, answer: str) -> CheckResponse:
         "The Riverside City Council approved a $48 million affordable housing plan that"
         " Mayor Sandra Whitfield had proposed, and she signed it on Wednesday.",
         # 0.000
-        "The Riverside City Council approved a $48 million housing plan 7–2 over the"
-        " objections of Daniel Reyes and Patricia Holt, and Mayor Sandra Whitfield, who"
-        " praised it, signed it on Wednesday.",
+        pytest.param(
+            "The Riverside City Council approved a $48 million housing plan 7–2 over the"
+            " objections of Daniel Reyes and Patricia Holt, and Mayor Sandra Whitfield, who"
+            " praised it, signed it on Wednesday.",
+            marks=pytest.mark.xfail(strict=True, reason=PARAPHRASED_WORD),
+        ),
     ],
 )
 def test_a_faithful_summary_is_supported(engine, summary):
@@ -99,16 +109,23 @@ ONE_WORD_SIGNER = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=OPPOSITE_ACTION)
 @pytest.mark.parametrize(
     "wrong",
     [
+        # No spread option here ("rejected" is no word of the article): the judge's window
+        # lacks the signing, as before this work.
         "The Riverside City Council rejected a $48 million housing plan 7–2, and Mayor Sandra"
         " Whitfield signed it on Wednesday.",
-        "The Riverside City Council approved a $48 million affordable housing plan by a 7–2"
-        " vote, and Mayor Sandra Whitfield vetoed it.",
-        "The Riverside City Council approved a $48 million housing plan 7–2, and Mayor Sandra"
-        " Whitfield criticised it.",
+        pytest.param(
+            "The Riverside City Council approved a $48 million affordable housing plan by a"
+            " 7–2 vote, and Mayor Sandra Whitfield vetoed it.",
+            marks=pytest.mark.xfail(strict=True, reason=OPPOSITE_ACTION),
+        ),
+        pytest.param(
+            "The Riverside City Council approved a $48 million housing plan 7–2, and Mayor"
+            " Sandra Whitfield criticised it.",
+            marks=pytest.mark.xfail(strict=True, reason=OPPOSITE_ACTION),
+        ),
     ],
 )
 def test_a_summary_with_the_opposite_action_is_unsupported(engine, wrong):
