@@ -15,7 +15,6 @@ words-based checks (`checks/record_flag.py`) read a yes or no by its key's words
 from __future__ import annotations
 
 import ast
-import itertools
 import json
 import logging
 import re
@@ -27,7 +26,7 @@ import numpy as np
 
 from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lang import CJK_RUN, bigrams, extra_forms
-from grounding_app.engine.lang.text import read
+from grounding_app.engine.lang.text import runs
 from grounding_app.engine.lexical import content_stems, numbers
 from grounding_app.engine.memo import text_memo
 from grounding_app.engine.offsets import byte_prefix, char_index
@@ -62,16 +61,13 @@ class Passage:
 
 
 def _cut_long(fact: int, text: str, start: int, end: int) -> list[Passage]:
-    """Split one over-long sentence into pieces of `MAX_PASSAGE_WORDS` words that tile it:
-    each ends where the next one's first word starts (offsets kept exact)."""
-    tokens = read(text[start:end]).tokens
-    cuts = [
-        start + tokens[i].start for i in range(MAX_PASSAGE_WORDS, len(tokens), MAX_PASSAGE_WORDS)
-    ]
+    """Split one over-long sentence into word-bounded pieces (offsets kept exact)."""
+    spans = [(a + start, b + start) for a, b in runs(text[start:end])]
     pieces = []
-    for a, b in itertools.pairwise([start, *cuts, end]):
-        piece = text[a:b].rstrip()
-        pieces.append(Passage(fact, a, a + len(piece), piece))
+    for i in range(0, len(spans), MAX_PASSAGE_WORDS):
+        group = spans[i : i + MAX_PASSAGE_WORDS]
+        a, b = group[0][0], group[-1][1]
+        pieces.append(Passage(fact, a, b, text[a:b]))
     return pieces
 
 

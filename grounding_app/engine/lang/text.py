@@ -140,6 +140,15 @@ def read(text: str) -> Text:
         return reading
 
 
+_RUN = re.compile(r"\S+")
+
+
+def runs(text: str) -> list[tuple[int, int]]:
+    """Character spans of the runs between spaces: a length in words that counts a
+    tokenised text's detached commas too ("is true , and"), as passages are cut."""
+    return [m.span() for m in _RUN.finditer(text)]
+
+
 # Up to four capitalised words opening a sentence, after an optional "The".
 _OPENING_NAME = re.compile(r"^(?:The\s+)?(?:[A-Z][\w'\u2019.&-]*\s+){0,3}[A-Z][\w'\u2019.&-]*")
 
