@@ -35,11 +35,11 @@ def test_supported_claim_shows_its_citations(fake_engine: GroundingEngine) -> No
 
 def test_unsupported_claim_shows_what_the_judge_read(fake_engine: GroundingEngine) -> None:
     engine, recorder = recording(fake_engine)
-    answer = "Titanic was directed by James Cameron. The film won eleven Academy Awards."
+    answer = "Titanic was directed by James Cameron. The film won eleven Academy Awards for music."
     prediction = predict(engine.check, Example("x", FACTS, answer, 1, "s"), 0.6, recorder)
     # The weakest claim has no citation; its evidence comes from the recorded judge.
     assert not prediction.supported
-    assert prediction.claim == "The film won eleven Academy Awards."
+    assert prediction.claim == "The film won eleven Academy Awards for music."
     assert prediction.evidence.startswith("[author: Wiki] ")
     assert "It won eleven Academy Awards." in prediction.evidence
     # The recorder only observes: same verdicts as the engine alone.
