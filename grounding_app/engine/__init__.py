@@ -24,9 +24,9 @@ from grounding_app.engine.judges import (
     Judge,
 )
 from grounding_app.engine.lang import identify, language_name, profile
+from grounding_app.engine.lang.text import clear_text_caches
 from grounding_app.engine.lang.tokens import count_tokens
 from grounding_app.engine.lexical import content_stems, numbers, refers_back
-from grounding_app.engine.memo import clear_text_caches
 from grounding_app.engine.offsets import (
     OffsetError,
     byte_prefix,

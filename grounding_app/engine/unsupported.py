@@ -26,7 +26,6 @@ from grounding_app.engine.lang.en import UNMARKED_WORDS
 from grounding_app.engine.lang.sentences import sentences as split
 from grounding_app.engine.lang.text import read
 from grounding_app.engine.lexical import named_otherwise, stem
-from grounding_app.engine.memo import text_memo
 from grounding_app.engine.normalise import dates_held
 
 # One call scores many (claim, evidence) pairs: the probability each claim is supported.
@@ -84,10 +83,14 @@ def words(text: str, offset: int = 0) -> list[Word]:
     return out
 
 
-# A fact's words are folded once: its vocabulary is read again for each request that
-# brings it (200 facts of 10,000 characters: most of the unsupported-words step).
-@text_memo(maxsize=256)
 def vocabulary(text: str) -> frozenset[str]:
+    """The text's folded words, kept with its reading: a fact's vocabulary is read again
+    for each request that brings it (200 facts of 10,000 characters: most of the
+    unsupported-words step)."""
+    return read(text).view("vocabulary", _vocabulary)
+
+
+def _vocabulary(text: str) -> frozenset[str]:
     return frozenset(_fold(w.text) for w in words(text))
 
 

@@ -148,11 +148,9 @@ def forget(engine: Any) -> None:
 
     if hasattr(engine, "fact_encodings"):
         engine.fact_encodings.clear()
-    try:
-        memo = importlib.import_module("grounding_app.engine.memo")
-    except ModuleNotFoundError:
-        return
-    memo.clear_text_caches()
+    clear = getattr(importlib.import_module("grounding_app.engine"), "clear_text_caches", None)
+    if clear is not None:
+        clear()
 
 
 if __name__ == "__main__":

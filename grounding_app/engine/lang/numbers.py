@@ -32,10 +32,11 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
+from functools import partial
 from itertools import permutations
 
 from grounding_app.engine.lang import en, he
+from grounding_app.engine.lang.text import read as read_text
 
 __all__ = [
     "ABOUT",
@@ -459,9 +460,13 @@ def _range(text: str, low: Quantity, high: Quantity, scaled: bool) -> Quantity |
     )  # fmt: skip
 
 
-@lru_cache(maxsize=1024)
 def quantities(text: str, language: str = "en") -> tuple[Quantity, ...]:
-    """Every number of ``text``, as ``language`` writes them, in order; ranges as one."""
+    """Every number of ``text``, as ``language`` writes them, in order; ranges as one
+    (read once per text and language, with the text's other readings)."""
+    return read_text(text).view(("quantities", language), partial(_quantities, language=language))
+
+
+def _quantities(text: str, language: str) -> tuple[Quantity, ...]:
     numbers = raw_numbers(text)
     if language == "he":
         spans = [(n.start, n.end) for n in numbers]

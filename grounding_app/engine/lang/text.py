@@ -14,11 +14,14 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 from grounding_app.engine.lang.en import NEGATIONS, STOPWORDS, stem
-from grounding_app.engine.memo import on_clear
+
+View = TypeVar("View")
 
 # The one word pattern: letters and digits, with joiners between them.
 _TOKEN = re.compile(r"[^\W_]+(?:['\u2019\u05f3\u05f4\".,:/\-][^\W_]+)*")
@@ -55,10 +58,25 @@ def split_token(token: Token, keep: frozenset[str]) -> list[Token]:
 
 
 class Text:
-    """One text, read on first use of each view and then kept (see `read`)."""
+    """One text, read on first use of each view and then kept (see `read`).
+
+    The word views are properties; readers outside this module (numbers, the index's
+    tokens, the unsupported-words vocabulary) keep theirs on the same object through
+    `view`, so one bound and one `clear_text_caches` cover every reading of a text.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._views: dict[object, object] = {}
+
+    def view(self, key: object, make: Callable[[str], View]) -> View:
+        """`make(text)`, made on first use under `key` and kept with the text: only for
+        readings of the text alone whose result is immutable, as callers share it."""
+        try:
+            return self._views[key]  # type: ignore[return-value]
+        except KeyError:
+            made = self._views[key] = make(self.text)
+            return made
 
     @cached_property
     def tokens(self) -> tuple[Token, ...]:
@@ -102,23 +120,22 @@ class Text:
         )
 
 
-# Readings kept, counted in characters of text: the largest request's facts (200 of
-# 10,000 characters) are 2 million, and a reading holds ~30 bytes a character once all
-# its views are read (tokens, words, stems).
-_KEPT_CHARACTERS = 2_000_000
+# Readings kept, counted in characters of text: the largest request reads 3.9 million
+# (its 200 facts of 10,000 characters, and their passages again); a process checking it
+# with every reading kept peaked at 775 MB.
+_KEPT_CHARACTERS = 4_000_000
 _kept: OrderedDict[str, Text] = OrderedDict()
 _kept_characters = 0
 _lock = threading.Lock()
 
 
-def _forget() -> None:
+def clear_text_caches() -> None:
+    """Forget every reading: a profile of facts seen the first time
+    (`lab/profile_bench.py --cold`)."""
     global _kept_characters
     with _lock:
         _kept.clear()
         _kept_characters = 0
-
-
-on_clear(_forget)
 
 
 def read(text: str) -> Text:
