@@ -280,6 +280,33 @@ def _may_combine(claim: str, first: Sequence[Passage], second: Sequence[Passage]
     return not (substitutes(claim, first_texts) or substitutes(claim, second_texts))
 
 
+def _in_phrases(claim: str, passages: Sequence[set[str]]) -> bool:
+    """Whether the claim's content words, in order, fall into runs of two or more that
+    one passage holds whole: a summary joins clauses that each come from one sentence
+    ("approved the plan 7-2" | "Mayor Sandra Whitfield" | "signed it on Wednesday"),
+    while a made-up one picks single words from far apart ("luxury" from one sentence,
+    "porcelain urinal" from another, "installed" from a third) into a phrase no sentence
+    says.
+
+    Runs are cut greedily: a run goes on while some passage holds all of its words, and
+    the next may start at the last word of the one before, where the clauses share it
+    ("Mayor Whitfield" | "Whitfield signed it").
+    """
+    run: list[str] = []
+    for word in content_stems(claim):
+        if _held([*run, word], passages):
+            run.append(word)
+            continue
+        if len(run) < 2:
+            return False
+        run = [run[-1], word] if _held([run[-1], word], passages) else [word]
+    return len(run) >= 2
+
+
+def _held(words: Sequence[str], passages: Sequence[set[str]]) -> bool:
+    return any(all(w in held for w in words) for held in passages)
+
+
 def _keys(text: str) -> set[str]:
     """What a text can contribute to a claim: its content stems and its numbers."""
     return set(content_stems(text)) | numbers(text)
@@ -747,6 +774,8 @@ class GroundingEngine:
         )
         shown = set(option.passages + option.around)
         if missing or len(chosen) < 2 or set(chosen) <= shown:
+            return None
+        if not _in_phrases(claim, [_keys(_readable(p.text)) for p in chosen]):
             return None
         return _Candidate(option.facts, tuple(sorted(chosen, key=_position)), option.leads)
 

@@ -179,10 +179,12 @@ def test_a_marker_after_the_full_stop_belongs_to_its_sentence(answer, claims):
         ("one two three", {"1", "2", "3"}),
         ("1990-1995", {"1990", "1995"}),
         ("COVID-19", {"19"}),
-        ("one-third", {"1"}),
+        # a fraction, in percent
+        ("one-third", {"33.33"}),
+        ("a third of them", {"33.33"}),
         # not numbers
         ("at first, a second", set()),
-        ("a third of them", set()),
+        ("a third term", set()),
         ("hundreds of thousands of people", set()),
         ("dozens of them", set()),
         ("version v2", set()),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from grounding_app.engine.encoders import HashingEncoder
-from grounding_app.engine.pipeline import GroundingEngine, Settings
+from grounding_app.engine.pipeline import GroundingEngine, Settings, _in_phrases, _keys
 from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
 from tests.engine.word_judge import WordJudge
 
@@ -168,3 +168,51 @@ def test_support_spread_over_one_article_is_read_together():
         judge.evidence[1]
         == "The council approved the plan on Tuesday. The mayor signed it and smiled."
     )
+
+
+def test_words_picked_one_by_one_from_far_sentences_get_no_spread_option():
+    judge = WordJudge()
+    engine = GroundingEngine(HashingEncoder(), judge, Settings(passages_per_fact=1))
+    fact = (
+        "The artist made a gold toilet for the museum. The toilet was installed in a"
+        " public bathroom. The museum calls it a luxury. Critics recalled a porcelain urinal"
+        " shown in New York in 1917."
+    )
+    made_up = "A luxury porcelain urinal was installed in a public bathroom in New York."
+    engine.check(CheckRequest(made_up, (Fact(fact),)))
+    # Only the fact's own option: every word is somewhere in the fact, but "luxury" and
+    # "porcelain urinal" come from two sentences into one phrase no sentence says.
+    assert len(judge.evidence) == 1, judge.evidence
+
+
+@pytest.mark.parametrize(
+    ("claim", "passages", "expected"),
+    [
+        # clauses, each from one sentence
+        (SPREAD, ["The council approved the plan.", "The mayor signed it."], True),
+        (
+            "The council approved a $48 million plan and Mayor Whitfield signed it.",
+            [
+                "The council approved a $48 million plan.",
+                "Mayor Sandra Whitfield praised it.",
+                "Whitfield signed the measure.",
+            ],
+            True,
+        ),
+        # a single word from elsewhere, at either end or inside
+        (
+            "The council approved the plan on Wednesday.",
+            ["The council approved the plan.", "It rained on Wednesday."],
+            False,
+        ),
+        (
+            "Luxury porcelain urinals were installed.",
+            ["A luxury product.", "A porcelain urinal.", "Toilets were installed."],
+            False,
+        ),
+        # a claim one passage holds whole is one run
+        ("The mayor signed it.", ["The mayor signed it."], True),
+    ],
+)
+def test_a_spread_claim_falls_into_phrases_each_passage_holds(claim, passages, expected):
+    assert _in_phrases(claim, [_keys(p) for p in passages]) is expected

@@ -27,6 +27,9 @@ LLM answers round ("about 2.1 million" for 2,102,650), scale ("2.1M"), spell out
   percentages ("from 40% to 52%": 12 points). Two counts are never summed: two counts
   of one sentence are too often of different things (wins and goals), and the small
   numbers answers write ("two years", "four") are sums of almost any two;
+* or it is a span of years from one year of a passage to a later one, counted either
+  way calendar years are counted ("over a 10-year period" and "in nine years" for
+  figures of 2006 and 2015): the claim's unit says it counts years between stated ones;
 * or, as before, its value or bare figure is written in the evidence ("200 million" and
   "200") as a number of a compatible kind;
 * a range is supported when both of its ends are; one written "between 10 and 12" also
@@ -38,7 +41,8 @@ A year is compared only with a year, except where it is written alike.
 No other derivations: products, ratios of unrelated numbers, averages, unit conversions
 ("5 km" from "5,000 m") and differences between dates are where a coincidence passes for
 support in a long passage (a passage's numbers make many pairs); the two numbers of a
-derivation must be in one passage, and years, dates' days and ordinals take part in none.
+derivation must be in one passage, and years (but for a span of years), dates' days and
+ordinals take part in none.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ _SEASON = ("The team won 12 games and lost 4 in the 2019 season.",)
 _TALL = ("The tower is 330 metres tall and was finished in 1889.",)
 _PRICE = ("Tickets cost €25 for adults and €12 for children.",)
 _RATE = ("Turnout rose from 40% in 2015 to 52% in 2019.",)
+_CASES = "There were 19,000 cases in 2015, against 17,300 in 2006."
 _JERUSALEM = ("אוכלוסיית ירושלים מונה 971,800 תושבים, לפי נתוני 2021.",)
 _TEL_AVIV = ("בתל אביב גרים כ-460 אלף תושבים.",)
 _ISRAEL = ("אוכלוסיית ישראל מונה 9.8 מיליון תושבים, מהם 2.1 מיליון ערבים.",)
@@ -130,6 +135,20 @@ CHECK = Check(
                 False,
             ),
             ("Cases rose by almost 20%.", ("19,000 cases in 2015, against 17,300 in 2006.",), True),
+            ("Cases rose over a 10-year period.", (_CASES,), False),
+            ("Cases rose in nine years.", (_CASES,), False),
+            ("Cases rose over a 12-year period.", (_CASES,), True),
+            ("Cases rose over the 10 years 2006-2015.", ("Cases, 2006-2015: up.",), False),
+            # A fraction in words is a percentage, "about" by nature.
+            ("Two-thirds of the voters backed it.", ("Of 300 voters, 205 backed it.",), False),
+            ("Two-thirds of the voters backed it.", ("Of 300 voters, 120 backed it.",), True),
+            (
+                "Two-thirds of the MPs want a new deal.",
+                ("A third of the MPs want a new deal, and another third want to leave.",),
+                True,
+            ),
+            # Kept miss: an age needs today's date, which no passage states.
+            ("The stadium is 15 years old.", _STADIUM, True),
         ),
         "he": (
             ("בירושלים גרים כ-970 אלף תושבים.", _JERUSALEM, False),

@@ -265,6 +265,17 @@ ORDINALS = {w: int(v) for w, v in (item.split(":") for item in _ORDINAL_TEXT.spl
 # "a third of"); they count only after a tens word ("twenty-first").
 LOW_ORDINALS = {"first": 1, "second": 2, "third": 3}
 SPELLED_NUMBERS = frozenset([*UNITS, *TENS, *SCALES, *ORDINALS, "hundred", "dozen"])
+# What makes a number word before it a fraction ("two-thirds", "three quarters", "one
+# fifth"), and of how many parts.
+DENOMINATORS = {
+    "half": 2,
+    "halves": 2,
+    "third": 3,
+    "thirds": 3,
+    "quarter": 4,
+    "quarters": 4,
+    **{w: v for o, v in ORDINALS.items() if v <= 10 for w in (o, f"{o}s")},
+}
 
 # Month names and their abbreviations, by the month's number.
 MONTHS = {

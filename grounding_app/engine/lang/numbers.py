@@ -19,8 +19,11 @@ range), the hedge before it and its span in the text:
   מ-" (an upper bound);
 * ranges ("10–12", "10 to 12", "between 10 and 12", "$10-12 million").
 
-Not read, on purpose: fractions in words ("half", "a third": far more often no quantity,
-"the second half"), Hebrew number words joined into compounds or with a scale word after
+Fractions in words are read as percentages, hedged "about" (a writer's "two-thirds" is
+rarely exactly 66.7 %): a number word before a denominator ("two-thirds", "three
+quarters", "one fifth"), or "a" before one and "of" ("a third of the seats"). Not read,
+on purpose: "half" and "a third" otherwise (far more often no quantity: "the second
+half", "a third term"), Hebrew number words joined into compounds or with a scale word after
 them ("שלושה מיליון" reads 3 and then the scale alone is no number), a figure with a
 Hebrew prefix and no hyphen ("כ970", "ב2010").
 """
@@ -138,6 +141,7 @@ class RawNumber:
     # The rounding step the writer used: 1 for "2,102,650", 100,000 for "2.1 million".
     step: Decimal = Decimal(1)
     scaled: bool = False  # written with a scale word ("2.1 million", "970 אלף", "$50m")
+    fraction: bool = False  # "two-thirds": `value` is in percent
 
 
 def _digit_numbers(text: str) -> Iterator[RawNumber]:
@@ -275,6 +279,13 @@ class _WordNumber:
             )
 
 
+def _fraction(start: int, end: int, count: int, parts: int) -> RawNumber:
+    """A fraction in words as a percentage, to a tenth of its value: "two-thirds" is
+    66.67 % and states 63.3-70 % (`_single` hedges it "about")."""
+    value = (Decimal(100) * count / parts).quantize(Decimal("0.01"))
+    return RawNumber(start, end, _canonical(value), step=value / 10, fraction=True)
+
+
 def _word_numbers(text: str) -> Iterator[RawNumber]:
     tokens = list(_LETTER_WORD.finditer(text))
     number = _WordNumber()
@@ -283,6 +294,15 @@ def _word_numbers(text: str) -> Iterator[RawNumber]:
         word = match.group().lower()
         following = tokens[i + 1].group().lower() if i + 1 < len(tokens) else ""
         joined = i > 0 and _JOINER.fullmatch(text, tokens[i - 1].end(), match.start())
+        parts = en.DENOMINATORS.get(word, 0)
+        if number.last == "unit" and joined and parts and not number.total:
+            yield _fraction(start, match.end(), number.current, parts)
+            number = _WordNumber()
+            continue
+        after = tokens[i + 2].group().lower() if i + 2 < len(tokens) else ""
+        if word == "a" and en.DENOMINATORS.get(following) and after == "of" and not number.last:
+            yield _fraction(match.start(), tokens[i + 1].end(), 1, en.DENOMINATORS[following])
+            continue
         if not (number.last and joined and number.accepts(word, following)):
             yield from number.found(start, end)
             number = _WordNumber()
@@ -414,6 +434,8 @@ def _single(text: str, number: RawNumber, language: str) -> Quantity:
         kind, unit = _plain_kind(text, number, value, word)
     forms = frozenset(filter(None, (number.value, number.figure)))
     hedge, lead = _hedge(text[:start], hedges)
+    if number.fraction:
+        kind, unit, hedge = PERCENT, "", hedge or ABOUT
     return Quantity(start, end, value, number.step, kind, unit, hedge, None, forms, lead)
 
 
@@ -540,6 +562,8 @@ def _within(claim: Quantity, end: Decimal, value: Decimal) -> bool:
 def _derived(claim: Quantity, passage: Sequence[Quantity]) -> Iterable[Decimal]:
     """The values one passage's numbers state together: shares, changes, sums and
     differences."""
+    if claim.kind == MEASURE and claim.unit == "year":
+        yield from _years_between(passage)
     amounts = [q for q in passage if q.kind not in _NOT_AMOUNTS and q.high is None]
     for a, b in permutations(amounts, 2):
         if claim.kind == PERCENT:
@@ -559,6 +583,18 @@ def _derived(claim: Quantity, passage: Sequence[Quantity]) -> Iterable[Decimal]:
             yield a.value + b.value
             if a.value > b.value:
                 yield a.value - b.value
+
+
+def _years_between(passage: Sequence[Quantity]) -> Iterator[Decimal]:
+    """The spans, in years, from one year a passage states to a later one, counted both
+    ways writers count calendar years: 2006 to 2015 is 9 years, and "the 10 years
+    2006-2015" (a "10-year period" of the figures of 2006 and 2015)."""
+    years = sorted({q.value for q in passage if q.kind == YEAR and q.high is None})
+    spans = [(a, b) for i, a in enumerate(years) for b in years[i + 1 :]]
+    spans += [(q.value, q.high) for q in passage if q.kind == YEAR and q.high is not None]
+    for first, last in spans:
+        yield last - first
+        yield last - first + 1
 
 
 def _same_kind(a: Quantity, b: Quantity) -> bool:

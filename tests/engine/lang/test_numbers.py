@@ -111,9 +111,21 @@ def read(text: str, language: str = "en") -> list[tuple[str, str, str | None, st
         ),
         ("The 21st time.", [("21", "21", None, "1", ORDINAL, "", "")]),
         ("The twenty-first time.", [("twenty-first", "21", None, "1", ORDINAL, "", "")]),
-        # kept misses: fractions in words are no numbers ("the second half", "a third of")
+        ("The twenty-fifth time.", [("twenty-fifth", "25", None, "1", ORDINAL, "", "")]),
+        # fractions in words: percentages, hedged "about", to a tenth of their value
+        ("Two-thirds of MPs.", [("Two-thirds", "66.67", None, "6.667", PERCENT, "", ABOUT)]),
+        ("Three quarters of MPs.", [("Three quarters", "75", None, "7.5", PERCENT, "", ABOUT)]),
+        (
+            "One fifth of the budget, two of them.",
+            [
+                ("One fifth", "20", None, "2", PERCENT, "", ABOUT),
+                ("two", "2", None, "1", COUNT, "", ""),
+            ],
+        ),
+        ("A third of the budget.", [("A third", "33.33", None, "3.333", PERCENT, "", ABOUT)]),
+        # kept misses: "half" and "a third" are too often no quantity ("the second half")
         ("Half of the budget.", []),
-        ("A third of the budget.", []),
+        ("A third term.", []),
     ],
 )
 def test_english_numbers_are_read_with_what_they_mean(text, expected):
