@@ -42,6 +42,7 @@ from grounding_app.engine import byte_prefix, char_index
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.rules import Verdict
 from grounding_app.policies.services import fact_verdicts, project_policy
+from grounding_app.rendering.answer import labeling_html
 from grounding_app.rendering.links import safe_href
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.services import stored_request
@@ -556,6 +557,8 @@ class LabelPage:
     claims: tuple[ClaimRow, ...]
     facts: tuple[FactView, ...]
     pieces: tuple[Piece, ...]
+    answer_html: str  # the answer with its claims marked, from Markdown where it has some
+    markdown: bool
     labeled: int
     progress: Progress
     read_only: bool
@@ -605,13 +608,22 @@ def label_page(assignment: Assignment, states: Mapping[int, ClaimState] | None =
     meta = item.meta if isinstance(item.meta, dict) else {}
     policy = project_policy(project)
     verdicts = fact_verdicts(policy.rules, item.facts) if policy else None
+    pieces = tuple(answer_pieces(item.answer, claims))
+    spans, at = [], 0
+    for piece in pieces:
+        if piece.number is not None:
+            spans.append((at, at + len(piece.text), piece.number))
+        at += len(piece.text)
+    answer_html, markdown = labeling_html(item.answer, spans)
     return LabelPage(
         assignment=assignment,
         project=project,
         item=item,
         claims=tuple(rows),
         facts=tuple(fact_views(item.facts, meta.get("facts_without_text", ()), verdicts)),
-        pieces=tuple(answer_pieces(item.answer, claims)),
+        pieces=pieces,
+        answer_html=answer_html,
+        markdown=markdown,
         labeled=sum(1 for row in rows if row.state.label),
         progress=annotator_progress(project, assignment.annotator),
         read_only=assignment.status != Assignment.Status.IN_PROGRESS,

@@ -568,3 +568,35 @@ def markdown_part_html(
                     active.remove(span)
                 out.append(_markers(span[2]))
     return _BLOCK_OPEN.sub(r'<\1\2 dir="auto">', "".join(out))
+
+
+def labeling_html(text: str, spans: Sequence[tuple[int, int, int]]) -> tuple[str, bool]:
+    """The labeling page's answer as the review page draws it: (HTML, rendered from
+    Markdown). `spans` are (start char, end char, claim number), in order and disjoint;
+    each run of a claim's text is an `.ann-claim` span, so a claim split by emphasis or
+    a link is still marked. Plain text, or a text no sentinel can be placed in, is escaped."""
+    tokens = block_tokens(text)
+    if not (looks_like_markdown(text, tokens) and can_place(text, 2 * len(spans))):
+        out, at = [], 0
+        for start, end, number in spans:
+            out.append(html.escape(text[at:start]))
+            out.append(_ann_claim(number, text[start:end], html.escape(text[start:end])))
+            at = end
+        out.append(html.escape(text[at:]))
+        return "".join(out), False
+    rendered = render_markdown(text, [point for s in spans for point in s[:2]], tokens)
+    active: tuple[int, int, int] | None = None
+    out = []
+    for kind, value in pieces(rendered):
+        if kind == "point":
+            active = spans[value // 2] if value % 2 == 0 else None
+        elif kind == "text" and active is not None:
+            out.append(_ann_claim(active[2], text[active[0] : active[1]], value))
+        else:
+            out.append(value)
+    return _BLOCK_OPEN.sub(r'<\1\2 dir="auto">', "".join(out)), True
+
+
+def _ann_claim(number: int, claim: str, inner: str) -> str:
+    """One run of a claim on the labeling page; `inner` is escaped already."""
+    return f'<span class="ann-claim"{dir_attribute(claim)} data-claim-ref="{number}">{inner}</span>'
