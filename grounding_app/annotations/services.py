@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -44,6 +45,7 @@ from grounding_app.policies.rules import Verdict
 from grounding_app.policies.services import fact_verdicts, project_policy
 from grounding_app.rendering.answer import labeling_html
 from grounding_app.rendering.links import safe_href
+from grounding_app.reviews.inline import claim_html
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.services import stored_request
 
@@ -495,6 +497,7 @@ class ClaimRow:
     options: tuple[LabelOption, ...]
     cites: tuple[CiteOption, ...]
     model_cited: str  # 1-based fact numbers the model cites, space-separated ("" when blind)
+    text_html: str = ""  # the claim as the answer shows it: from Markdown where it is
 
 
 @dataclass(frozen=True)
@@ -585,6 +588,13 @@ def label_page(assignment: Assignment, states: Mapping[int, ClaimState] | None =
     saved = states_of(assignment)
     if states is not None:
         saved.update(states)
+    pieces = tuple(answer_pieces(item.answer, claims))
+    spans, at = [], 0
+    for piece in pieces:
+        if piece.number is not None:
+            spans.append((at, at + len(piece.text), piece.number))
+        at += len(piece.text)
+    answer_html, markdown = labeling_html(item.answer, spans)
     rows = []
     for n, claim in enumerate(claims, start=1):
         state = saved.get(claim.pk, ClaimState())
@@ -603,18 +613,12 @@ def label_page(assignment: Assignment, states: Mapping[int, ClaimState] | None =
                     for i in range(len(item.facts))
                 ),
                 model_cited=" ".join(str(i + 1) for i in sorted(model)),
+                text_html=claim_html(claim.text) if markdown else escape(claim.text),
             )
         )
     meta = item.meta if isinstance(item.meta, dict) else {}
     policy = project_policy(project)
     verdicts = fact_verdicts(policy.rules, item.facts) if policy else None
-    pieces = tuple(answer_pieces(item.answer, claims))
-    spans, at = [], 0
-    for piece in pieces:
-        if piece.number is not None:
-            spans.append((at, at + len(piece.text), piece.number))
-        at += len(piece.text)
-    answer_html, markdown = labeling_html(item.answer, spans)
     return LabelPage(
         assignment=assignment,
         project=project,

@@ -5,13 +5,18 @@ dropdown."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from grounding_app.annotations import services as annotation_services
+from grounding_app.api.models import ApiKey
+from grounding_app.batch import services as batch_services
+from grounding_app.batch.models import BatchChunk
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.reviews import services as review_services
+from tests.batch.conftest import jsonl
 from tests.browser.conftest import Session
 from tests.browser.pages import LONG_PROJECT, seed
 
@@ -83,6 +88,10 @@ def test_the_labeling_answer_renders_markdown_and_shows_it_whole_on_a_phone(
     expect(answer.locator("strong")).to_have_text("Titanic")
     expect(answer.locator("a[href='https://example.org/cameron']")).to_have_text("James Cameron")
     assert "**" not in answer.inner_text()
+    # The claim cards read as the answer does, as on the review page.
+    card = page.locator("#claim-1-text")
+    expect(card.locator("strong")).to_have_text("Titanic")
+    assert "**" not in card.inner_text() and "](" not in card.inner_text()
     # Every claim is still marked, and the keyboard moves through them.
     assert answer.locator(".ann-claim[data-claim-ref='1']").count() >= 2  # split by the tags
     page.keyboard.press("j")
@@ -125,3 +134,72 @@ def test_the_new_review_form_warns_when_no_fact_is_given(
     page.fill("#fact-0-text", "The moon is made of rock.")
     expect(warning).to_be_hidden()
     session.no_xss()
+
+
+def test_a_running_jobs_figures_follow_its_progress(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session()
+    page = session.page
+    job = batch_services.create_job(jsonl(40), send=False)
+    session.goto(job.get_absolute_url())
+    expect(page.locator("#worst")).to_contain_text("No checked answers yet")
+    batch_services.run_chunk(BatchChunk.objects.filter(job=job).order_by("pk")[0].pk)
+    # The next poll brings the figures of the 20 lines checked: no reload, no contradiction.
+    expect(page.locator("#worst").get_by_role("button", name="Open review").first).to_be_visible()
+    expect(page.locator("#rates")).not_to_contain_text("No checked answers yet")
+    assert page.locator("#results svg.chart").count() == 1
+    expect(page.locator("[data-stat='done']")).to_have_text("20")
+    session.no_xss()
+
+
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+@pytest.mark.slow
+def test_round4_screenshots(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    """docs/img/round4-*.png: the pages round 4 changed, at a phone's and a desktop's
+    width, light and dark."""
+    session = open_session(role="superuser", name="sasha")
+    pages = seed(session.user, fake_engine)
+    ApiKey.issue("OpenTelemetry traces")  # the Connect page then offers a test trace
+    running = batch_services.create_job(jsonl(40), name="running-job.jsonl", send=False)
+    batch_services.run_chunk(BatchChunk.objects.filter(job=running).order_by("pk")[0].pk)
+    labeled = annotation_services.create_project(
+        session.user, name="Markdown answers", annotators=[session.user]
+    )
+    review = review_services.check_and_save(session.user, CheckRequest(MARKDOWN, (Fact(FACT),)))
+    annotation_services.send_review(labeled, review)
+    assignment = annotation_services.next_assignment(labeled, session.user)
+    assert assignment is not None
+    shots = (
+        ("review", pages["review"], 375, "light"),
+        ("review", pages["review"], 375, "dark"),
+        ("unsupported-only", pages["review unsupported only"], 1280, "dark"),
+        ("label", f"/annotations/label/{assignment.pk}/", 375, "light"),
+        ("label", f"/annotations/label/{assignment.pk}/", 1280, "dark"),
+        ("batch-running", running.get_absolute_url(), 1280, "light"),
+        ("batch-running", running.get_absolute_url(), 375, "dark"),
+        ("connect", pages["connect"], 1280, "light"),
+        ("connect", pages["connect"], 375, "dark"),
+        ("label-studio", f"/annotations/{labeled.pk}/label-studio/", 1280, "light"),
+        ("verifier", pages["verifier"], 1280, "dark"),
+    )
+    page = session.page
+    IMG.mkdir(parents=True, exist_ok=True)
+    for name, path, width, scheme in shots:
+        page.emulate_media(color_scheme=scheme)
+        page.set_viewport_size({"width": width, "height": 1400 if width < 800 else 1000})
+        session.goto(path)
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(300)  # colour transitions end
+        assert page.evaluate("() => document.scrollingElement.scrollWidth") <= width, name
+        page.screenshot(path=str(IMG / f"round4-{name}-{scheme}-{width}.png"))
+    page.emulate_media(color_scheme="light")
+    page.set_viewport_size({"width": 375, "height": 900})
+    session.goto("/reviews/new/")
+    page.fill("#id_answer", "The moon is made of cheese.")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(IMG / "round4-new-review-warning-light-375.png"))
