@@ -61,6 +61,11 @@ VERDICT_LABELS = {
 }
 
 
+# A claim with neither a verdict nor a citation: our engine left it unjudged because its
+# support may be in a source that came without text (a Gemini web chunk). "Cited" would
+# name a citation it does not have.
+UNJUDGED = "Not checkable: no source text"
+
 HIGH_SCORE = 0.75
 LOW_SCORE = 0.4
 
@@ -303,7 +308,7 @@ def render_candidate(
             anchor=anchor,
             text=text,
             verdict=verdict,
-            verdict_label=VERDICT_LABELS[verdict],
+            verdict_label=VERDICT_LABELS[verdict] if citations or verdict != "cited" else UNJUDGED,
             score=segment.score,
             score_text="" if segment.score is None else f"{segment.score:.2f}",
             confidence_text=", ".join(f"{c:.2f}" for c in segment.confidence),

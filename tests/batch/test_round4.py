@@ -73,3 +73,4 @@ def test_a_lines_warning_shows_on_the_job_page_and_in_its_review(
     assert "line 2 (checked all the same)" in review and "9999 is out of range" in review
     # The sources that came without text are named, so no score is no mystery.
     assert "came without text" in review
+    assert "Not checkable: no source text" in review  # not "Cited", with no citation
