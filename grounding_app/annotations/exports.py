@@ -241,8 +241,14 @@ def csv_lines(project: LabelingProject) -> Iterator[str]:
 
 
 def label_studio_config(project: LabelingProject) -> str:
-    """The Label Studio labeling interface for this project's labels."""
-    return label_studio.labeling_config([label.name for label in project.labels])
+    """The Label Studio labeling interface for this project's labels, with the marker
+    label where some task's claim carries it (blind, or a verdict that is no label)."""
+    marked = project.blind or (
+        ItemClaim.objects.filter(item__project=project)
+        .exclude(model_verdict__in=project.label_keys)
+        .exists()
+    )
+    return label_studio.labeling_config([label.name for label in project.labels], marked)
 
 
 def label_studio_tasks(project: LabelingProject) -> Iterator[str]:

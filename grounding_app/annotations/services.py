@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -42,7 +43,9 @@ from grounding_app.engine import byte_prefix, char_index
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.rules import Verdict
 from grounding_app.policies.services import fact_verdicts, project_policy
+from grounding_app.rendering.answer import labeling_html
 from grounding_app.rendering.links import safe_href
+from grounding_app.reviews.inline import claim_html
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.services import stored_request
 
@@ -494,6 +497,7 @@ class ClaimRow:
     options: tuple[LabelOption, ...]
     cites: tuple[CiteOption, ...]
     model_cited: str  # 1-based fact numbers the model cites, space-separated ("" when blind)
+    text_html: str = ""  # the claim as the answer shows it: from Markdown where it is
 
 
 @dataclass(frozen=True)
@@ -556,6 +560,8 @@ class LabelPage:
     claims: tuple[ClaimRow, ...]
     facts: tuple[FactView, ...]
     pieces: tuple[Piece, ...]
+    answer_html: str  # the answer with its claims marked, from Markdown where it has some
+    markdown: bool
     labeled: int
     progress: Progress
     read_only: bool
@@ -582,6 +588,13 @@ def label_page(assignment: Assignment, states: Mapping[int, ClaimState] | None =
     saved = states_of(assignment)
     if states is not None:
         saved.update(states)
+    pieces = tuple(answer_pieces(item.answer, claims))
+    spans, at = [], 0
+    for piece in pieces:
+        if piece.number is not None:
+            spans.append((at, at + len(piece.text), piece.number))
+        at += len(piece.text)
+    answer_html, markdown = labeling_html(item.answer, spans)
     rows = []
     for n, claim in enumerate(claims, start=1):
         state = saved.get(claim.pk, ClaimState())
@@ -600,6 +613,7 @@ def label_page(assignment: Assignment, states: Mapping[int, ClaimState] | None =
                     for i in range(len(item.facts))
                 ),
                 model_cited=" ".join(str(i + 1) for i in sorted(model)),
+                text_html=claim_html(claim.text) if markdown else escape(claim.text),
             )
         )
     meta = item.meta if isinstance(item.meta, dict) else {}
@@ -611,7 +625,9 @@ def label_page(assignment: Assignment, states: Mapping[int, ClaimState] | None =
         item=item,
         claims=tuple(rows),
         facts=tuple(fact_views(item.facts, meta.get("facts_without_text", ()), verdicts)),
-        pieces=tuple(answer_pieces(item.answer, claims)),
+        pieces=pieces,
+        answer_html=answer_html,
+        markdown=markdown,
         labeled=sum(1 for row in rows if row.state.label),
         progress=annotator_progress(project, assignment.annotator),
         read_only=assignment.status != Assignment.Status.IN_PROGRESS,

@@ -415,5 +415,6 @@ def label_studio_page(request: HttpRequest, pk: int) -> HttpResponse:
         "report": report,
         "tab": "label_studio",
         "is_lead": True,
+        "config": exports.label_studio_config(project),
     }
     return render(request, "annotations/label_studio.html", context, status=status)

@@ -24,7 +24,7 @@ import os
 import socket
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -45,8 +45,10 @@ from grounding_app.batch.lines import (
     request_for,
 )
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
+from grounding_app.common.importing import ItemSource
 from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import CHECKED_BY, FEATURE_JUDGE, VERIFIER, WORD_MATCHING
+from grounding_app.formats.grounded import Problem
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
 from grounding_app.rendering.languages import JudgeInfo, language_totals, mark_text, summary
@@ -587,6 +589,40 @@ def failed_lines(job: BatchJob, limit: int = 50) -> list[BatchLine]:
     )
 
 
+def warned_lines(job: BatchJob, limit: int = 50) -> list[BatchLine]:
+    """Checked lines that came with something wrong (a Gemini support's offsets out of
+    range, say): their warning is kept in `error`, and the page must show it."""
+    return list(
+        BatchLine.objects.filter(job=job, state=BatchLine.State.DONE)
+        .exclude(error="")
+        .order_by("number")
+        .only("number", "error")[:limit]
+    )
+
+
+def _line_problems(line: BatchLine, item: ItemSource) -> tuple[Problem, ...]:
+    """What the line's review must say beyond the engine's verdicts: the line's warning,
+    and the sources that came without text (the engine never read them, so a claim only
+    they could support has no verdict and the answer no score)."""
+    problems = []
+    if line.error:
+        problems.append(Problem(f"line {line.number}", line.error))
+    missing = item.meta.get("facts_without_text", ())
+    if missing:
+        titles = ", ".join(
+            item.facts[i].attributes.get("title", "") or f"#{i + 1}" for i in missing
+        )
+        problems.append(
+            Problem(
+                "sources",
+                f"{len(missing)} of {len(item.facts)} sources came without text (title and "
+                f"link only: {titles}); the engine could not read them, so claims they may "
+                "support have no verdict.",
+            )
+        )
+    return tuple(problems)
+
+
 def review_for(user: Any, line: BatchLine) -> Review:
     """The line's review, saved on first demand (not per line: a 50,000-line job would
     otherwise fill the review list with answers nobody opens).
@@ -598,10 +634,20 @@ def review_for(user: Any, line: BatchLine) -> Review:
         return review
     if line.result is None:
         raise ValueError("only a checked line has a review")
-    request = request_for(parse(line.raw, line.number).item, line.job.citation_threshold)
+    item = parse(line.raw, line.number).item
+    request = request_for(item, line.job.citation_threshold)
+    grounded = with_unsupported_words(grounded_from_json(line.result), request)
+    if problems := _line_problems(line, item):
+        grounded = replace(
+            grounded,
+            candidates=tuple(
+                replace(c, problems=c.problems + problems) if i == 0 else c
+                for i, c in enumerate(grounded.candidates)
+            ),
+        )
     review = save_review(
         user,
-        with_unsupported_words(grounded_from_json(line.result), request),
+        grounded,
         source_format=Review.Format.CHECK_GROUNDING,
         request=request,
         raw_payload=line.raw,

@@ -59,32 +59,37 @@ def _progress_context(job: BatchJob) -> dict[str, object]:
     return {"job": job, "progress": services.progress(job)}
 
 
-@reviewers
-@require_GET
-def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
-    job = _job(public_id)
+def _results_context(job: BatchJob, by: str | None) -> dict[str, object]:
+    """The figures of the lines checked so far: drawn while the job runs too, and sent
+    again with the polled progress whenever more lines are checked."""
     keys = services.group_keys(job)
     default = "source" if "source" in keys else "format"
-    key = request.GET.get("by", default)
-    if key not in keys:
-        key = default
+    key = by if by in keys else default
     judge = JudgeInfo.current()
     judges, matched = services.judge_counts(job)
-    context = {
-        **_progress_context(job),
+    return {
         "judges": judges,
-        "verifiers": services.verifier_counts(job),
         # Why word matching judged some claims, once for the counts above it.
         "word_matching_note": word_matching_reason(matched, judge) if matched else "",
-        # While the job runs the chart would be stale at once (the page only polls the
-        # progress); it is drawn when the page reloads itself at the end.
-        "histogram": "" if job.active else histogram_svg(services.score_histogram(job)),
+        "histogram": histogram_svg(services.score_histogram(job)),
         "keys": keys,
         "key": key,
         "groups": services.unsupported_by(job, key),
         "worst": [(line, services.line_mark(line, judge)) for line in services.worst_lines(job)],
-        "failed": services.failed_lines(job),
         "excluded": services.excluded_answers(job) if job.source_policy_id else None,
+    }
+
+
+@reviewers
+@require_GET
+def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
+    job = _job(public_id)
+    context = {
+        **_progress_context(job),
+        **_results_context(job, request.GET.get("by")),
+        "verifiers": services.verifier_counts(job),
+        "failed": services.failed_lines(job),
+        "warned": services.warned_lines(job),
     }
     return render(request, "batch/detail.html", context)
 
@@ -93,11 +98,18 @@ def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
 @require_GET
 def job_progress(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
     """The progress partial; once the job is over, htmx reloads the whole page so the
-    results show (the partial's `data-active` says whether the page saw it running)."""
+    results show (the partial's `data-active` says whether the page saw it running).
+    While it runs, the results go along (htmx out-of-band swaps) whenever more lines are
+    checked than the page has seen (`seen`), so an idle poll costs no figures."""
     job = _job(public_id)
     if request.htmx and not job.active and request.GET.get("was") == "active":
         return HttpResponseClientRefresh()
-    return render(request, "batch/detail.html#progress", _progress_context(job))
+    context = {**_progress_context(job), "key": request.GET.get("by", "")}
+    progress = context["progress"]
+    assert isinstance(progress, services.Progress)
+    if request.htmx and request.GET.get("seen", "") != str(progress.done):
+        context.update(_results_context(job, request.GET.get("by")), oob=True)
+    return render(request, "batch/detail.html#live", context)
 
 
 @reviewers

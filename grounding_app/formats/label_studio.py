@@ -70,14 +70,13 @@ def unlabeled_name(names: Sequence[str]) -> str:
     return name
 
 
-def labeling_config(label_names: Sequence[str]) -> str:
+def labeling_config(label_names: Sequence[str], marker: bool = True) -> str:
     """The labeling interface to paste into a Label Studio project (Settings, Labeling
     Interface, Code): the answer with one label per claim, the facts, and per claim the
-    facts it cites and a note."""
-    labels = "\n".join(
-        f"    <Label value={quoteattr(name)}/>"
-        for name in [*label_names, unlabeled_name(label_names)]
-    )
+    facts it cites and a note. The marker label is offered only where the tasks' claims
+    carry it (`marker`): otherwise it is a choice the project does not have."""
+    names = [*label_names, unlabeled_name(label_names)] if marker else list(label_names)
+    labels = "\n".join(f"    <Label value={quoteattr(name)}/>" for name in names)
     return f"""<View>
   <Header value="Answer: label every marked claim"/>
   <Labels name="{LABEL}" toName="{ANSWER}" choice="single" showInline="true">

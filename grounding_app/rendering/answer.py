@@ -61,6 +61,11 @@ VERDICT_LABELS = {
 }
 
 
+# A claim with neither a verdict nor a citation: our engine left it unjudged because its
+# support may be in a source that came without text (a Gemini web chunk). "Cited" would
+# name a citation it does not have.
+UNJUDGED = "Not checkable: no source text"
+
 HIGH_SCORE = 0.75
 LOW_SCORE = 0.4
 
@@ -303,7 +308,7 @@ def render_candidate(
             anchor=anchor,
             text=text,
             verdict=verdict,
-            verdict_label=VERDICT_LABELS[verdict],
+            verdict_label=VERDICT_LABELS[verdict] if citations or verdict != "cited" else UNJUDGED,
             score=segment.score,
             score_text="" if segment.score is None else f"{segment.score:.2f}",
             confidence_text=", ".join(f"{c:.2f}" for c in segment.confidence),
@@ -568,3 +573,35 @@ def markdown_part_html(
                     active.remove(span)
                 out.append(_markers(span[2]))
     return _BLOCK_OPEN.sub(r'<\1\2 dir="auto">', "".join(out))
+
+
+def labeling_html(text: str, spans: Sequence[tuple[int, int, int]]) -> tuple[str, bool]:
+    """The labeling page's answer as the review page draws it: (HTML, rendered from
+    Markdown). `spans` are (start char, end char, claim number), in order and disjoint;
+    each run of a claim's text is an `.ann-claim` span, so a claim split by emphasis or
+    a link is still marked. Plain text, or a text no sentinel can be placed in, is escaped."""
+    tokens = block_tokens(text)
+    if not (looks_like_markdown(text, tokens) and can_place(text, 2 * len(spans))):
+        out, at = [], 0
+        for start, end, number in spans:
+            out.append(html.escape(text[at:start]))
+            out.append(_ann_claim(number, text[start:end], html.escape(text[start:end])))
+            at = end
+        out.append(html.escape(text[at:]))
+        return "".join(out), False
+    rendered = render_markdown(text, [point for s in spans for point in s[:2]], tokens)
+    active: tuple[int, int, int] | None = None
+    out = []
+    for kind, value in pieces(rendered):
+        if kind == "point":
+            active = spans[value // 2] if value % 2 == 0 else None
+        elif kind == "text" and active is not None:
+            out.append(_ann_claim(active[2], text[active[0] : active[1]], value))
+        else:
+            out.append(value)
+    return _BLOCK_OPEN.sub(r'<\1\2 dir="auto">', "".join(out)), True
+
+
+def _ann_claim(number: int, claim: str, inner: str) -> str:
+    """One run of a claim on the labeling page; `inner` is escaped already."""
+    return f'<span class="ann-claim"{dir_attribute(claim)} data-claim-ref="{number}">{inner}</span>'

@@ -78,6 +78,9 @@ _TAG = re.compile(r"(<[^>]*>)")
 _TAG_NAME = re.compile(r"</?([a-zA-Z0-9]+)")
 _HOLDERS = frozenset({"a", "code", "pre"})  # constructs a point may not stay inside
 _TABLE_BOX = '<div class="table-scroll" tabindex="0" role="group" aria-label="Table">'
+# A code block scrolls sideways too: the keyboard must reach it (axe's
+# scrollable-region-focusable), and a focusable element needs a name.
+_CODE_BOX = '<pre tabindex="0" role="group" aria-label="Code">'
 
 ALLOWED_TAGS = frozenset(
     {
@@ -418,9 +421,11 @@ def render_markdown(
     missing = "".join(sentinel(i) for i in range(len(points)) if sentinel(i) not in seen)
     clean = str(_cleaner.clean(html + missing))
     # Each table scrolls sideways in a box of its own (a phone is narrower than most
-    # tables), which the keyboard can reach and scroll. After cleaning, a `<table>` tag
-    # is one markdown-it wrote: the user's would be escaped text.
-    return clean.replace("<table>", _TABLE_BOX + "<table>").replace("</table>", "</table></div>")
+    # tables), which the keyboard can reach and scroll, as can each code block. After
+    # cleaning, a `<table>` or `<pre>` tag is one markdown-it wrote: the user's would be
+    # escaped text.
+    boxed = clean.replace("<table>", _TABLE_BOX + "<table>").replace("</table>", "</table></div>")
+    return boxed.replace("<pre>", _CODE_BOX)
 
 
 def pieces(html: str) -> Iterator[tuple[str, Any]]:

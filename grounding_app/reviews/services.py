@@ -18,6 +18,7 @@ from django.utils import timezone
 from grounding_app import engine
 from grounding_app.accounts.roles import ADMIN, has_role
 from grounding_app.active_verifier.services import follow
+from grounding_app.common.importing import from_grounded, grounded_meta
 from grounding_app.common.serialize import grounded_from_json, grounded_to_json
 from grounding_app.engine import (
     DEFAULT_CITATION_THRESHOLD,
@@ -111,8 +112,18 @@ def with_unsupported_words(
     grounded: GroundedAnswer, request: CheckRequest, *, refine: bool = True
 ) -> GroundedAnswer:
     """Mark, in each unsupported claim, the words its best evidence does not back;
-    `refine` asks our engine's judge which of them the verdict rests on."""
+    `refine` asks our engine's judge which of them the verdict rests on. Without facts
+    there is no evidence to lack words: every word would be listed, and the page says
+    instead that no facts were given."""
     facts = [f.text for f in request.facts]
+    if not facts:
+        return replace(
+            grounded,
+            candidates=tuple(
+                replace(c, segments=tuple(replace(s, unsupported=()) for s in c.segments))
+                for c in grounded.candidates
+            ),
+        )
     candidates = []
     for candidate in grounded.candidates:
         targets = [i for i, s in enumerate(candidate.segments) if s.verdict == "unsupported"]
@@ -201,6 +212,39 @@ def recheck(user: Any, review: Review) -> Review:
         user,
         request,
         source_format=review.source_format,
+        raw_payload=review.raw_payload,
+        rechecked_from=review,
+    )
+
+
+def engine_request(review: Review) -> CheckRequest | None:
+    """An imported answer (Gemini, agent) as a request to our engine: its answer, and its
+    sources that have text as the facts (a web chunk brings only a title and a link, and
+    judging a claim against a title would invent an "unsupported"). None for a review
+    that has a request of its own (re-check that) or no readable source."""
+    if stored_request(review) is not None:
+        return None
+    grounded = grounded_from_json(review.result)
+    if not grounded.candidates:
+        return None
+    answer, facts = from_grounded(grounded)
+    without_text = set(grounded_meta(grounded).get("facts_without_text", ()))
+    readable = tuple(f for i, f in enumerate(facts) if i not in without_text)
+    if not answer.strip() or not readable:
+        return None
+    return CheckRequest(answer, readable, enable_claim_level_score=True)
+
+
+def engine_check(user: Any, review: Review) -> Review:
+    """Our engine's verdicts on an imported answer, saved as a new review of it that keeps
+    the facts it was checked on (so it can be re-checked later)."""
+    request = engine_request(review)
+    if request is None:
+        raise ValueError("this review has no answer and sources our engine can check")
+    return check_and_save(
+        user,
+        request,
+        source_format=Review.Format.MANUAL,
         raw_payload=review.raw_payload,
         rechecked_from=review,
     )

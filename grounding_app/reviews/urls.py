@@ -16,6 +16,7 @@ urlpatterns = [
     path("export.csv", views.review_export_csv, name="export_csv"),
     path("<uuid:public_id>/", views.review_detail, name="detail"),
     path("<uuid:public_id>/recheck/", views.review_recheck, name="recheck"),
+    path("<uuid:public_id>/engine-check/", views.review_engine_check, name="engine_check"),
     path("<uuid:public_id>/verdict/", views.review_verdict, name="verdict"),
     # The second opinion on imported citations, fetched once the page has loaded.
     path(

@@ -136,6 +136,7 @@ def _review_context(request: HttpRequest, review: Review) -> dict[str, object]:
         "only_problems": request.GET.get("only") == "unsupported",
         "can_delete": services.can_delete(request.user, review),
         "can_recheck": services.stored_request(review) is not None,
+        "can_engine_check": services.engine_request(review) is not None,
         # Pairs, not dicts: a template would read an attribute named "items" as the method.
         "facts": facts,
         "facts_html": mark_safe(tables.facts_html(facts)),
@@ -285,6 +286,20 @@ def review_recheck(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
         raise Http404("this review has no check-grounding request to re-check")
     new = services.recheck(request.user, review)
     messages.success(request, "Re-checked with our engine; this is the new review.")
+    return redirect(new)
+
+
+@reviewers
+@require_POST
+def review_engine_check(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
+    """Our engine's verdicts on an imported answer, which came with citations only."""
+    review = get_object_or_404(Review, public_id=public_id)
+    if services.engine_request(review) is None:
+        raise Http404("this review has no answer and sources our engine can check")
+    new = services.engine_check(request.user, review)
+    messages.success(
+        request, "Checked with our engine against the sources' text; this is the new review."
+    )
     return redirect(new)
 
 

@@ -11,5 +11,7 @@ app_name = "traces"
 urlpatterns = [
     path("", views.source_list, name="sources"),
     path("connect/", views.connect, name="connect"),
+    path("connect/test-trace/", views.send_test_trace, name="test_trace"),
+    path("docs/", views.traces_docs, name="docs"),
     path("sources/<int:pk>/", views.source_detail, name="source"),
 ]

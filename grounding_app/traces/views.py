@@ -10,6 +10,8 @@ is read as on the /v1 API (x-goog-api-key, a Bearer token or ?key=).
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -17,25 +19,29 @@ from django.contrib import messages
 from django.core.exceptions import RequestDataTooBig
 from django.db.utils import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, public, role_required
 from grounding_app.api.auth import raw_key
 from grounding_app.api.models import ApiKey
 from grounding_app.batch.models import BatchJob
 from grounding_app.limits import api_limit
+from grounding_app.rendering.markdown import render_markdown
 from grounding_app.traces import otlp, receiver
 from grounding_app.traces.models import PendingTrace, SourceJob, TraceSource
 from grounding_app.traces.responses import otlp_error, otlp_success
+from grounding_app.traces.sample import SERVICE as SAMPLE_SERVICE
+from grounding_app.traces.sample import sample_trace
 from grounding_app.traces.snippets import snippets
 
 reviewers = role_required(REVIEWER, ADMIN)
 
 RETRY_AFTER_SECONDS = 30
 UNKNOWN_SHOWN = 50
+DOCS = Path(settings.BASE_DIR) / "docs" / "traces.md"
 
 
 @public
@@ -146,12 +152,51 @@ def connect(request: HttpRequest) -> HttpResponse:
         _, new_key = ApiKey.issue(name)
         messages.warning(request, f"API key {name!r} created: copy it now, it is shown only once.")
     key = new_key or PLACEHOLDER_KEY
+    live_keys = ApiKey.objects.filter(revoked_at__isnull=True)
     context = {
+        # Until the first span arrives the page says it waits, and offers a test trace.
+        "last_source": TraceSource.objects.filter(spans_received__gt=0)
+        .order_by("-last_seen_at")
+        .first(),
+        "can_send_test": is_admin and live_keys.exists(),
         "snippets": snippets(request.build_absolute_uri(reverse("traces_otlp")), key, SERVICE),
         "key": key,
         "new_key": new_key,
         "is_admin": is_admin,
-        "keys": ApiKey.objects.filter(revoked_at__isnull=True)[:20],
+        "keys": live_keys[:20],
         "quiet_seconds": settings.TRACES_QUIET_SECONDS,
     }
     return render(request, "traces/connect.html", context)
+
+
+@reviewers
+@require_POST
+def send_test_trace(request: HttpRequest) -> HttpResponse:
+    """Store a sample trace as the newest live key's, through the receiver as an export
+    would: the sweeper then checks it like any trace (admins, as they own the keys)."""
+    if not has_role(request.user, ADMIN):
+        return HttpResponse("Only an admin sends test traces.", status=403)
+    key = ApiKey.objects.filter(revoked_at__isnull=True).order_by("-created_at").first()
+    if key is None:
+        messages.error(request, "Create an API key first: the test trace is sent with one.")
+        return redirect("traces:connect")
+    try:
+        receiver.receive(key, sample_trace(), Counter())
+    except receiver.Backlog as exc:
+        messages.error(request, f"Not sent: {exc}.")
+        return redirect("traces:connect")
+    messages.success(
+        request,
+        f"A test trace was sent as service {SAMPLE_SERVICE!r} with the key {key.name!r}; it is "
+        f"checked within {settings.TRACES_QUIET_SECONDS} seconds and listed under Trace sources.",
+    )
+    return redirect("traces:connect")
+
+
+@reviewers
+@require_GET
+def traces_docs(request: HttpRequest) -> HttpResponse:
+    """docs/traces.md, rendered as answers are (sanitised Markdown), so the Connect page
+    can link to it on any deployment: the image holds the repository's docs."""
+    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else ""
+    return render(request, "traces/docs.html", {"doc": render_markdown(text) if text else ""})

@@ -19,9 +19,10 @@
   var progress = document.getElementById("item-progress");
   var progressText = document.getElementById("item-progress-text");
   var factsFor = document.getElementById("facts-for");
-  var spans = {}; // claim number -> its span in the answer
+  var spans = {}; // claim number -> its spans in the answer (Markdown tags split a claim)
   form.querySelectorAll(".ann-claim").forEach(function (span) {
-    spans[span.getAttribute("data-claim-ref")] = span;
+    var ref = span.getAttribute("data-claim-ref");
+    (spans[ref] = spans[ref] || []).push(span);
   });
   var token = form.querySelector("input[name='csrfmiddlewaretoken']").value;
   var draftUrl = form.getAttribute("data-draft-url");
@@ -126,14 +127,15 @@
       var state = stateOf(card);
       card.classList.toggle("is-labeled", state.label !== "");
       if (state.label) labeled += 1;
-      var span = spans[String(i + 1)];
-      if (span) {
+      (spans[String(i + 1)] || []).forEach(function (span) {
         span.className = "ann-claim" + (state.label ? " hl-" + state.label : "") +
           (i === current ? " is-focused" : "");
-      }
+      });
     });
     if (progress) progress.value = labeled;
-    if (progressText) progressText.textContent = labeled + " / " + claims.length + " claims";
+    if (progressText) {
+      progressText.textContent = labeled + " / " + claims.length + (claims.length === 1 ? " claim" : " claims");
+    }
     showFacts();
   }
 
@@ -157,7 +159,7 @@
     claims.forEach(function (card, i) { card.classList.toggle("is-focused", i === current); });
     claims[current].focus({ preventScroll: true });
     if (scroll !== false) claims[current].scrollIntoView({ block: "nearest", behavior: "smooth" });
-    var span = spans[String(current + 1)];
+    var span = (spans[String(current + 1)] || [])[0];
     if (span) span.scrollIntoView({ block: "nearest" });
     refresh();
   }

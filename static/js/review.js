@@ -115,6 +115,26 @@
     }
   });
 
+  // The new-review form warns, as the answer is written, when no fact is given: the
+  // review page said so only after saving (a script file: the CSP allows no inline one).
+  function warnWithoutFacts() {
+    var form = document.getElementById("review-form");
+    var warning = document.getElementById("no-facts-warning");
+    if (!form || !warning) return;
+    var answer = form.querySelector("[name='answer']");
+    var facts = Array.prototype.some.call(
+      form.querySelectorAll(".fact-row textarea, [name='facts_json']"),
+      function (field) { return field.value.trim() !== ""; }
+    );
+    warning.hidden = facts || !answer || answer.value.trim() === "";
+  }
+  document.addEventListener("input", warnWithoutFacts);
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-action='remove-fact']")) window.setTimeout(warnWithoutFacts);
+  });
+  document.addEventListener("htmx:afterSettle", warnWithoutFacts);
+  warnWithoutFacts();
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     if (event.key === "j") {

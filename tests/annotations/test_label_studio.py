@@ -287,7 +287,8 @@ def test_the_config_download_and_the_page(
     project = make_ls_project(extra=("Partly supported",))
     xml = _get(client_for(lead), f"/annotations/{project.pk}/label-studio/export.json?part=config")
     values = [label.get("value") for label in ET.fromstring(xml).iter("Label")]
-    assert values == ["Supported", "Unsupported", "No check needed", "Partly supported", "To label"]
+    # No marker label: every claim's prediction is one of the project's labels (issue 32).
+    assert values == ["Supported", "Unsupported", "No check needed", "Partly supported"]
     page = client_for(lead).get(f"/annotations/{project.pk}/label-studio/")
     assert page.status_code == 200
     assert (

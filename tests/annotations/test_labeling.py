@@ -68,7 +68,7 @@ def test_drafts_survive_a_reload(project: LabelingProject, annotators: list[Any]
     assert 'value="unsupported" checked' in page
     assert re.search(rf'name="cite-{claim.pk}" value="1" checked', page)
     assert ">says 1998</textarea>" in page
-    assert "1 / 1 claims" in page
+    assert "1 / 1 claim<" in page  # one claim: singular (issue 32)
 
 
 @pytest.mark.parametrize(

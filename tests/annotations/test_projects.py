@@ -148,7 +148,10 @@ def test_send_a_saved_review_to_a_project(
     client = client_for(lead)
     review = _review(client, fixture)
     page = client.get(review.get_absolute_url()).content.decode()
-    assert "Send to labeling project" in page and f'value="{project.pk}">Film facts' in page
+    assert (
+        "Send to labeling project" in page
+        and f'value="{project.pk}" required checked><bdi>Film facts</bdi>' in page
+    )
     url = f"/annotations/send-review/{review.public_id}/"
     response = client.post(url, {"project": project.pk})
     assert response.status_code == 302 and response["Location"] == review.get_absolute_url()

@@ -41,20 +41,21 @@ def test_a_queued_job_says_what_it_waits_for(reviewer: Client) -> None:
     job = services.create_job(jsonl(3), send=False)
     page = reviewer.get(job.get_absolute_url()).content.decode()
     assert "loads the model first" in page
-    assert "no checked answers yet" not in page  # no empty chart while the job runs
-    assert "reloads itself" in page
+    assert "no checked answers yet" not in page  # no empty chart while nothing is checked
+    assert "The figures appear as lines are checked" in page
     assert re.search(r'action="[^"]*/cancel/" data-confirm="Cancel this job\?', page)
 
 
-def test_a_running_job_shows_no_stale_chart(reviewer: Client, fake_engine: Any) -> None:
+def test_a_running_job_draws_what_is_checked_so_far(reviewer: Client, fake_engine: Any) -> None:
+    """Issue 32 item 4: no longer no chart until the end (which sat beside "Checked 35")."""
     job = services.create_job(jsonl(60), send=False)
     services.run_chunk(BatchChunk.objects.filter(job=job).order_by("first").first().pk)
     job.refresh_from_db()
     assert job.status == BatchJob.Status.RUNNING
     page = reviewer.get(job.get_absolute_url()).content.decode()
     assert "loads the model first" not in page
-    assert "no checked answers yet" not in page and 'class="chart"' not in page
+    assert 'class="chart"' in page and "Lines checked so far" in page
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
         services.run_chunk(chunk_id)
     done = reviewer.get(job.get_absolute_url()).content.decode()
-    assert 'class="chart"' in done and "reloads itself" not in done
+    assert 'class="chart"' in done and "Lines checked so far" not in done

@@ -43,6 +43,10 @@ class Session:
     base: str
     user: object
     dialogs: list[str] = field(default_factory=list)
+    # Accept confirmations (the Verifier page's switch asks first) instead of dismissing
+    # them; those accepted are kept apart from `dialogs`, which no_xss wants empty.
+    accept_confirms: bool = False
+    confirmed: list[str] = field(default_factory=list)
 
     def goto(self, path: str) -> None:
         self.page.goto(self.base + path)
@@ -80,6 +84,10 @@ def open_session(
         session = Session(page, live_server.url, user)
 
         def record(dialog: object) -> None:
+            if session.accept_confirms and dialog.type == "confirm":
+                session.confirmed.append(dialog.message)
+                dialog.accept()
+                return
             session.dialogs.append(dialog.message)
             dialog.dismiss()
 

@@ -16,6 +16,8 @@ from grounding_app.reviews import services as review_services
 from tests.reviews.conftest import fixture_text
 
 REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
+# A labeling project's name as long as people write them: every review page offers it.
+LONG_PROJECT = "Audit project with a rather long name: film facts checked by two annotators"
 
 # A long Markdown answer: headings, bullets, a table, code, a long unbroken URL and link.
 SENTENCES = (
@@ -157,7 +159,7 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
     other = type(user).objects.create_user("second-annotator", password="pw-for-tests-only")
     project = annotation_services.create_project(
         user,
-        name="Film facts",
+        name=LONG_PROJECT,
         instructions="Label each claim.",
         overlap=2,
         annotators=[user, other],
@@ -208,6 +210,7 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
         "home": "/",
         "new review": "/reviews/new/",
         "review": review.get_absolute_url(),
+        "review unsupported only": checked.get_absolute_url() + "?only=unsupported",
         "review rtl": hebrew.get_absolute_url(),
         "review checked": checked.get_absolute_url(),
         "review rtl markdown": mixed.get_absolute_url(),
@@ -222,4 +225,7 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
         "agreement": f"/annotations/{project.pk}/agreement/",
         "batch list": "/batch/",
         "batch detail": job.get_absolute_url(),
+        "trace sources": "/traces/",
+        "connect": "/traces/connect/",
+        "verifier": "/verifiers/",
     }

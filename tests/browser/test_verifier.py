@@ -68,6 +68,7 @@ def _shoot(page: Any, name: str, locator: str | None = None) -> None:
 
 def flow(session: Session, root: dict[str, Path], project: Any, tmp: Path, shots: bool) -> None:
     page = session.page
+    session.accept_confirms = True  # "Use this verifier" asks first
     if shots:
         IMG.mkdir(parents=True, exist_ok=True)
         page.set_viewport_size({"width": 1280, "height": 1000})
@@ -77,6 +78,8 @@ def flow(session: Session, root: dict[str, Path], project: Any, tmp: Path, shots
         session.goto("/verifiers/")
         assert "minilm-l6-v4@sha256:" in page.inner_text("[data-active]")
         _use(page, root["nli"])
+        # The switch asked first, and said where claims in other languages go (issue 32).
+        assert len(session.confirmed) == 1 and "word matching" in session.confirmed[0]
         assert "tiny-nli@sha256:" in page.inner_text("[data-active]")
         assert "judges now" in page.inner_text(".messages")
 

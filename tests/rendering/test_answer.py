@@ -189,7 +189,7 @@ def test_verdicts_are_given_in_words() -> None:
         "Supported",
         "Unsupported",
         "No check needed",
-        "Cited",
+        "Not checkable: no source text",  # no verdict and no citation: not "Cited"
     ]
     assert [c.score_text for c in rendered.claims] == ["0.00", "0.25", "0.50", "0.75"]
     assert (

@@ -163,6 +163,10 @@ ALLOWED_ATTRIBUTES = {
     ("a", "rel"),
     ("ol", "start"),
     ("code", "class"),
+    # Ours, the same on every code block: the keyboard can reach and scroll it.
+    ("pre", "tabindex"),
+    ("pre", "role"),
+    ("pre", "aria-label"),
 }
 
 
