@@ -214,6 +214,27 @@ def refers_back(sentence: str) -> bool:
     return bool(first) and first[0].lower() in REFERRING
 
 
+def opens_with_pronoun(sentence: str) -> bool:
+    """Whether a sentence opens with a personal or possessive pronoun ("It won ...")."""
+    first = words(sentence)[:1]
+    return bool(first) and first[0].lower() in PRONOUN_ENDINGS
+
+
+def subject_stems(sentence: str) -> list[str]:
+    """Stems of the words that open a sentence, up to the first word that carries no
+    meaning ("The film was released" -> film): what an "It" opening the next sentence
+    stands for, as `resolve_reference` reads it in claims."""
+    subject: list[str] = []
+    for word in words(sentence):
+        lower = word.lower()
+        if lower in STOPWORDS or lower in NEGATIONS:
+            if subject:
+                break
+            continue
+        subject.append(stem(word))
+    return subject
+
+
 def resolve_reference(claim: str, context: str, names: frozenset[str] = frozenset()) -> str | None:
     """'It won 11 awards.' after 'Titanic is a film.' -> 'Titanic won 11 awards.'
 

@@ -49,8 +49,10 @@ from grounding_app.engine.lexical import (
     compare,
     content_stems,
     numbers,
+    opens_with_pronoun,
     refers_back,
     resolve_reference,
+    subject_stems,
     substitutes,
 )
 from grounding_app.engine.normalise import (
@@ -305,6 +307,18 @@ def _in_phrases(claim: str, passages: Sequence[set[str]]) -> bool:
 
 def _held(words: Sequence[str], passages: Sequence[set[str]]) -> bool:
     return any(all(w in held for w in words) for held in passages)
+
+
+def _referred_keys(index: PassageIndex, number: int) -> set[str]:
+    """A passage's keys, and where it opens with a pronoun, the subject of the sentence
+    before it in its fact: "The film was released in 1997. It won eleven Academy Awards."
+    holds "The film won eleven Academy Awards" as one phrase."""
+    passage = index.passages[number]
+    keys = _keys(_readable(passage.text))
+    if number == 0 or not opens_with_pronoun(passage.text):
+        return keys
+    before = index.passages[number - 1]
+    return keys | set(subject_stems(before.text)) if before.fact == passage.fact else keys
 
 
 def _keys(text: str) -> set[str]:
@@ -775,7 +789,8 @@ class GroundingEngine:
         shown = set(option.passages + option.around)
         if missing or len(chosen) < 2 or set(chosen) <= shown:
             return None
-        if not _in_phrases(claim, [_keys(_readable(p.text)) for p in chosen]):
+        numbered = {index.passages[p]: p for p in ranked}
+        if not _in_phrases(claim, [_referred_keys(index, numbered[p]) for p in chosen]):
             return None
         return _Candidate(option.facts, tuple(sorted(chosen, key=_position)), option.leads)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.engine.lexical import resolve_reference, stem
+from grounding_app.engine.lexical import opens_with_pronoun, resolve_reference, stem, subject_stems
 
 NAMES = frozenset(stem(w) for w in ("Malala", "Yousafzai", "Taliban", "Titanic", "Buhari"))
 
@@ -31,3 +31,24 @@ CASES = [
 @pytest.mark.parametrize(("claim", "context", "names", "expected"), CASES)
 def test_resolve_reference(claim, context, names, expected):
     assert resolve_reference(claim, context, names) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pronoun", "subject"),
+    [
+        ("The film was released in 1997.", False, ["film"]),
+        ("It won eleven Academy Awards.", True, ["won", "eleven", "academi", "award"]),
+        ("Mayor Sandra Whitfield, who proposed the plan, praised it.", False, None),
+        ("His plan passed.", True, ["plan", "pass"]),
+        ("They joined the council.", True, ["join"]),
+        ("The the of.", False, []),
+        ("", False, []),
+        ("Itself a film.", False, None),
+    ],
+)
+def test_a_sentence_opening_with_a_pronoun_and_the_subject_it_stands_for(
+    sentence, pronoun, subject
+):
+    assert opens_with_pronoun(sentence) is pronoun
+    if subject is not None:
+        assert subject_stems(sentence) == subject

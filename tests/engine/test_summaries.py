@@ -216,3 +216,17 @@ def test_words_picked_one_by_one_from_far_sentences_get_no_spread_option():
 )
 def test_a_spread_claim_falls_into_phrases_each_passage_holds(claim, passages, expected):
     assert _in_phrases(claim, [_keys(p) for p in passages]) is expected
+
+
+def test_a_sentence_opening_with_it_holds_the_subject_of_the_one_before():
+    judge = WordJudge()
+    engine = GroundingEngine(HashingEncoder(), judge, Settings(passages_per_fact=1))
+    fact = (
+        "Titanic was directed by James Cameron. The film was released in 1997. It won"
+        " eleven Academy Awards. Its budget was large. Critics praised the ship scenes."
+    )
+    engine.check(CheckRequest("The film won eleven Academy Awards.", (Fact(fact),)))
+    # "The film" | "(it) won eleven Academy Awards": the spread option joins the two.
+    assert any("The film was released" in e and "It won" in e for e in judge.evidence), (
+        judge.evidence
+    )

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from grounding_app.annotations import services as annotation_services
 from grounding_app.annotations.models import ItemClaim, LabelingProject
@@ -17,6 +18,7 @@ from grounding_app.batch.models import BatchChunk, BatchJob
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.reviews import services as review_services
+from grounding_app.reviews.models import Review
 from tests.annotations.conftest import film_jsonl
 from tests.batch.conftest import jsonl
 
@@ -32,6 +34,13 @@ def signed_in(user: Any) -> Callable[[], Client]:
 
 def anonymous() -> Client:
     return Client(raise_request_exception=False)
+
+
+def import_review(user: Any, payload: str) -> Review:
+    """An answer imported through the page, as a reviewer brings one (Gemini, agent)."""
+    response = signed_in(user)().post(reverse("reviews:import"), {"payload": payload})
+    assert response.status_code == 302
+    return Review.objects.get(public_id=response["Location"].split("/")[-2])
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ from grounding_app.reviews.forms import (
 )
 from tests.annotations.conftest import FILM_FACTS, film_jsonl, grounding_line
 from tests.batch.conftest import jsonl
-from tests.security.conftest import PASSWORD, World, anonymous, signed_in
+from tests.security.conftest import PASSWORD, World, anonymous, import_review, signed_in
+from tests.security.strategies import FIXTURES
 
 pytestmark = pytest.mark.django_db
 
@@ -180,6 +181,12 @@ def _labeling(world: World, action: str) -> Form:
     )
 
 
+def _imported(world: World) -> str:
+    """An imported Gemini answer with sources that have text: the engine's check takes it."""
+    payload = (FIXTURES / "gemini_retrieved_context.json").read_text(encoding="utf-8")
+    return str(import_review(world.lead, payload).public_id)
+
+
 def _signed_in_anew(user: Any) -> Callable[[], Client]:
     """A fresh signed-in client per request, for the form that signs out."""
 
@@ -249,6 +256,13 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
         ),
         "reviews:recheck": lambda: Form(
             reverse("reviews:recheck", kwargs=review), lead, {}, 302, ()
+        ),
+        "reviews:engine_check": lambda: Form(
+            reverse("reviews:engine_check", kwargs={"public_id": _imported(world)}),
+            lead,
+            {},
+            302,
+            (),
         ),
         "reviews:delete": lambda: Form(reverse("reviews:delete", kwargs=review), lead, {}, 302, ()),
         "reviews:verdict": lambda: Form(
@@ -365,6 +379,7 @@ WALKED = (
     "reviews:import",
     "reviews:list",
     "reviews:recheck",
+    "reviews:engine_check",
     "reviews:delete",
     "reviews:verdict",
     "annotations:new_project",

@@ -29,9 +29,8 @@ from grounding_app.batch import urls as batch_urls
 from grounding_app.policies import urls as policies_urls
 from grounding_app.reviews import urls as reviews_urls
 from grounding_app.reviews.forms import ReviewFilterForm
-from grounding_app.reviews.models import Review
 from tests.batch.conftest import jsonl
-from tests.security.conftest import World, anonymous, signed_in
+from tests.security.conftest import World, anonymous, import_review, signed_in
 from tests.security.strategies import FIXTURES
 from tests.security.test_hostile_forms import WALKED
 
@@ -105,12 +104,6 @@ def _url(world: World, name: str) -> str:
         assert assignment is not None
         args["pk"] = assignment.pk
     return reverse(name, kwargs={arg: args[arg] for arg in route.pattern.converters})
-
-
-def import_review(user: Any, payload: str) -> Review:
-    response = signed_in(user)().post(reverse("reviews:import"), {"payload": payload})
-    assert response.status_code == 302
-    return Review.objects.get(public_id=response["Location"].split("/")[-2])
 
 
 def _app(name: str) -> ModuleType:
