@@ -358,6 +358,21 @@ def test_strip_list_marker(text: str, expected: str) -> None:
 
 
 CHECK_CASES: list[tuple[str, bool]] = [
+    # a line that only introduces the code or list after it (before a colon only)
+    ("To list them in Python:", False),
+    ("To install it with pip:", False),
+    ("You can query them with SQL:", False),
+    ("Run this command:", False),
+    ("Run the following in a terminal:", False),
+    ("For example:", False),
+    ("Here's how to do it:", False),
+    ("Here is the code to list them:", False),
+    ("The output is:", False),
+    ("To list them in Python.", True),
+    ("Run this command daily to back up the database.", True),
+    ("Python 3.12 removed distutils:", True),
+    ("Paris has three famous museums:", True),
+    ("To reach Paris from London, take the Eurostar:", True),
     # nothing checkable
     ("Here is what I found.", False),
     ("Hi!", False),

@@ -190,6 +190,23 @@ FILLER_PATTERNS: tuple[str, ...] = (
     r"|你好|您好|谢谢|谢谢你|안녕하세요|감사합니다|привет|здравствуйте|спасибо)",
 )
 
+# A line that ends in a colon and only says what comes next is no claim ("To list them in
+# Python:", "Run this command:", "For example:"); the code or list it introduces carries
+# what there is to check. Read only before a colon: "Use Python 3.12." is a claim.
+INTRODUCTION_PATTERNS: tuple[str, ...] = (
+    r"(?:to|you can|we can|one can) (?:[\w']+ ){1,6}(?:in|with|using|via|from|on|through)"
+    r" (?:[\w']+ ){0,2}(?:python|javascript|js|typescript|ts|bash|shell|terminal|sql|java|go"
+    r"|rust|c|ruby|php|r|curl|powershell|command line|cli|code|api|sdk|console|pip|npm|yarn"
+    r"|apt|brew|docker|git|conda|cargo|make)",
+    r"(?:run|use|try|type|add|paste|install|execute|call|copy|enter|save|create|open)"
+    r" (?:this|the following|these|it|that)(?: [\w']+){0,3}",
+    r"(?:for (?:example|instance)|e g|example|as follows|like this|like so|for reference)",
+    r"here ?(?:'s| is| are) (?:how|an example|some examples|the (?:code|command|commands"
+    r"|snippet|query|output|result|steps|script|example))(?: (?:to|for|of|in)(?: [\w']+){1,4})?",
+    r"(?:the )?(?:code|command|commands|snippet|query|output|result|steps|script|example)"
+    r"(?: (?:is|are|looks like|would be))?",
+)
+
 # Words that carry no checkable content on their own; a sentence made only of these
 # ("Yes, it is.", "That is all.") is not checked. Not STOPWORDS: it adds replies ("yes",
 # "okay", "thanks") and leaves out content a claim may rest on ("said", "one", "between").

@@ -56,6 +56,7 @@ from grounding_app.engine.lang.en import (
     FACTIVE_QUESTION,
     FILLER_PATTERNS,
     FINITE_VERB,
+    INTRODUCTION_PATTERNS,
     LOWER_CASE_CONTINUES,
     NEVER_SPLIT,
     NON_CONTENT_WORDS,
@@ -270,6 +271,7 @@ def strip_list_marker(sentence_text: str) -> str:
 
 # Whole sentences that say nothing to check (greetings, thanks, meta lines, refusals).
 _FILLER_PATTERNS = tuple(re.compile(pattern) for pattern in FILLER_PATTERNS)
+_INTRODUCTIONS = tuple(re.compile(pattern) for pattern in INTRODUCTION_PATTERNS)
 
 _QUESTION_MARKS = frozenset("?？؟⁇⁈⁉‽")
 _NOT_WORDISH = re.compile(r"[^\w':]+")
@@ -336,7 +338,8 @@ def asserted_statement(sentence_text: str) -> str | None:
 def needs_grounding_check(sentence_text: str) -> bool:
     """Whether a sentence asserts something the facts could support (SPEC §1).
 
-    Questions, greetings, thanks, sign-offs, meta lines ("Here is what I found."),
+    Questions, greetings, thanks, sign-offs, meta lines ("Here is what I found."), lines
+    that only introduce the code after their colon ("To list them in Python:"),
     bare hedges or refusals and text without letters or digits are not checked and do
     not count in ``supportScore``, except a question that asserts a statement
     (`asserted_statement`), which is checked as that statement. Hedged content ("I
@@ -354,6 +357,8 @@ def needs_grounding_check(sentence_text: str) -> bool:
     if not normal:
         return False
     if any(pattern.fullmatch(normal) for pattern in _FILLER_PATTERNS):
+        return False
+    if tail.endswith((":", "：")) and any(p.fullmatch(normal) for p in _INTRODUCTIONS):
         return False
     words = _CONTENT_WORD.findall(normal.replace(":", " "))
     return any(word not in NON_CONTENT_WORDS for word in words)
