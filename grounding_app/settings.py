@@ -353,6 +353,3 @@ TRACES_MAX_TRACE_SPANS = env_int("TRACES_MAX_TRACE_SPANS", 2_000)
 # Spans read from one export: the rest are refused in its partial success, so one large
 # export holds a web worker for seconds, not until it is killed.
 TRACES_MAX_EXPORT_SPANS = env_int("TRACES_MAX_EXPORT_SPANS", 20_000)
-# Distinct unknown attribute keys a source counts (and its page lists); keys past it
-# are counted together under one entry.
-TRACES_MAX_UNKNOWN_KEYS = env_int("TRACES_MAX_UNKNOWN_KEYS", 500)

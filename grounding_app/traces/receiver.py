@@ -107,6 +107,12 @@ def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
         yield items[start : start + LOOKUP_CHUNK]
 
 
+def _column(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field) and field.column  # a concrete column
+    return field
+
+
 def _insert_new(
     model: type[models.Model],
     same: dict[str, Any],
@@ -118,15 +124,15 @@ def _insert_new(
     concurrent one that came first). Values are prepared for the database as the ORM
     would, without building a model per row: `same` once, and per row only JSON (ids,
     text, numbers and booleans go to the driver as they are)."""
-    meta = model._meta
-    columns = [meta.get_field(name) for name in (*same, *fields)]
+    columns = [_column(model, name) for name in (*same, *fields)]
     quote = connection.ops.quote_name
+    names = ", ".join(quote(str(f.column)) for f in columns)
     sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in columns)})"
+        f"INSERT INTO {quote(model._meta.db_table)} ({names})"
         f" VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT DO NOTHING"
     )
-    fixed = tuple(meta.get_field(name).get_db_prep_save(v, connection) for name, v in same.items())
-    per_row = [meta.get_field(name) for name in fields]
+    fixed = tuple(_column(model, name).get_db_prep_save(v, connection) for name, v in same.items())
+    per_row = [_column(model, name) for name in fields]
     json = [i for i, field in enumerate(per_row) if isinstance(field, models.JSONField)]
     prepared = []
     for row in rows:
