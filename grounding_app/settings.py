@@ -350,3 +350,6 @@ TRACES_SWEEP_SECONDS = env_int("TRACES_SWEEP_SECONDS", 1)
 TRACES_MAX_EXPORT_BYTES = env_int("TRACES_MAX_EXPORT_BYTES", 16 * 1024 * 1024)
 TRACES_MAX_OPEN_TRACES = env_int("TRACES_MAX_OPEN_TRACES", 50_000)
 TRACES_MAX_TRACE_SPANS = env_int("TRACES_MAX_TRACE_SPANS", 2_000)
+# Spans read from one export: the rest are refused in its partial success, so one large
+# export holds a web worker for seconds, not until it is killed.
+TRACES_MAX_EXPORT_SPANS = env_int("TRACES_MAX_EXPORT_SPANS", 20_000)

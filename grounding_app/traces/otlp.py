@@ -8,6 +8,12 @@ that matters: trace and span ids are hex strings, not base64, so they are conver
 before `json_format` reads the message; lowerCamelCase and snake_case names are both
 read, and unknown fields ignored, as the specification asks of receivers.
 
+Reading is bounded and never loses an export to one span: spans past `max_spans` are
+cut before they are read (the caller refuses them in a partial success), and text that
+PostgreSQL cannot store (a NUL character, in any name, key or value) or JSON cannot
+hold (a NaN or infinite double) is replaced in the span that has it, so one such span
+never costs the others their place.
+
 Responses follow the OTLP/HTTP specification: 200 with an `ExportTraceServiceResponse`
 (`partial_success` naming the rejected spans), and a `google.rpc.Status` body for every
 4xx and 5xx, both in the encoding the request used.
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import zlib
 from collections import Counter
 from dataclasses import dataclass
@@ -38,6 +45,10 @@ JSON = "application/json"
 ENCODINGS = (PROTOBUF, JSON)
 UNKNOWN_SERVICE = "unknown_service"
 MAX_ATTRIBUTE_DEPTH = 8
+INVALID_ID = "an invalid trace or span id"
+OVER_EXPORT_LIMIT = "past TRACES_MAX_EXPORT_SPANS in one export; send smaller batches"
+# What stands in for a NUL: PostgreSQL's text and jsonb refuse U+0000.
+NUL_REPLACEMENT = "\ufffd"
 
 CODES = {
     400: code_pb2.INVALID_ARGUMENT,
@@ -117,24 +128,52 @@ def _children(data: Any, *names: str) -> list[dict[str, Any]]:
     return []
 
 
-def parse(body: bytes, encoding: str) -> ExportTraceServiceRequest:
-    """The export request in `body`; raises Malformed saying why it is not one."""
+@dataclass(frozen=True)
+class Parsed:
+    request: ExportTraceServiceRequest
+    over: int  # spans cut past max_spans, unread
+
+
+def _cut(lists: list[Any], max_spans: int) -> int:
+    """Delete the spans past the first `max_spans` from each list (protobuf repeated
+    fields or JSON lists, in order); returns how many were deleted."""
+    room, cut = max_spans, 0
+    for spans in lists:
+        if len(spans) > room:
+            cut += len(spans) - room
+            del spans[room:]
+        room -= len(spans)
+    return cut
+
+
+def parse(body: bytes, encoding: str, max_spans: int) -> Parsed:
+    """The export request in `body`, cut to its first `max_spans` spans (a JSON body is
+    cut before protobuf reads it, the slow part); raises Malformed saying why it is not
+    one."""
     request = ExportTraceServiceRequest()
     if encoding == PROTOBUF:
         try:
             request.ParseFromString(body)
         except (DecodeError, RecursionError) as exc:
             raise Malformed(f"the body is not an ExportTraceServiceRequest ({exc}).") from exc
-        return request
+        lists = [scope.spans for rs in request.resource_spans for scope in rs.scope_spans]
+        return Parsed(request, _cut(lists, max_spans))
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as exc:
         raise Malformed(f"the body is not JSON ({exc}).") from exc
     if not isinstance(data, dict):
         raise Malformed("the body is not a JSON object.")
-    for resource in _children(data, "resourceSpans", "resource_spans"):
-        for scope in _children(resource, "scopeSpans", "scope_spans"):
-            for span in _children(scope, "spans"):
+    lists = [
+        scope["spans"]
+        for resource in _children(data, "resourceSpans", "resource_spans")
+        for scope in _children(resource, "scopeSpans", "scope_spans")
+        if isinstance(scope.get("spans"), list)
+    ]
+    over = _cut(lists, max_spans)
+    for found in lists:
+        for span in found:
+            if isinstance(span, dict):
                 _hex_ids_to_base64(span)
                 for link in _children(span, "links"):
                     _hex_ids_to_base64(link)
@@ -142,7 +181,12 @@ def parse(body: bytes, encoding: str) -> ExportTraceServiceRequest:
         json_format.ParseDict(data, request, ignore_unknown_fields=True)
     except (json_format.ParseError, RecursionError, TypeError, ValueError) as exc:
         raise Malformed(f"the body is not an ExportTraceServiceRequest ({exc}).") from exc
-    return request
+    return Parsed(request, over)
+
+
+def clean(text: str) -> str:
+    """`text` with each NUL replaced (PostgreSQL stores no U+0000 in text or jsonb)."""
+    return text.replace("\x00", NUL_REPLACEMENT) if "\x00" in text else text
 
 
 def value_of(value: AnyValue, depth: int = 0) -> Any:
@@ -153,14 +197,18 @@ def value_of(value: AnyValue, depth: int = 0) -> Any:
     if which == "array_value":
         return [value_of(v, depth + 1) for v in value.array_value.values]
     if which == "kvlist_value":
-        return {kv.key: value_of(kv.value, depth + 1) for kv in value.kvlist_value.values}
+        return {clean(kv.key): value_of(kv.value, depth + 1) for kv in value.kvlist_value.values}
     if which == "bytes_value":
         return value.bytes_value.hex()
+    if which == "string_value":
+        return clean(value.string_value)
+    if which == "double_value" and not math.isfinite(value.double_value):
+        return str(value.double_value)  # "nan", "inf": JSON, and jsonb, have no such number
     return getattr(value, which)
 
 
 def attributes_of(pairs: Any) -> dict[str, Any]:
-    return {kv.key: value_of(kv.value) for kv in pairs if isinstance(kv, KeyValue)}
+    return {clean(kv.key): value_of(kv.value) for kv in pairs if isinstance(kv, KeyValue)}
 
 
 @dataclass(frozen=True)
@@ -196,11 +244,11 @@ def _span(span: Any) -> Span:
         trace_id=span.trace_id.hex(),
         span_id=span.span_id.hex(),
         parent_id=span.parent_span_id.hex() if any(span.parent_span_id) else "",
-        name=span.name,
+        name=clean(span.name),
         start_ns=int(span.start_time_unix_nano),
         end_ns=int(span.end_time_unix_nano),
         attributes=attributes_of(span.attributes),
-        events=tuple(Event(e.name, attributes_of(e.attributes)) for e in span.events),
+        events=tuple(Event(clean(e.name), attributes_of(e.attributes)) for e in span.events),
     )
 
 

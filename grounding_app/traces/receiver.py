@@ -6,25 +6,33 @@ completion have come; a worker assembles the trace later (`services.assemble_due
 Spans are rejected, and named in the response's partial success, when their ids are not
 valid OTLP ids, when their trace was already checked or dropped, or when their trace
 holds more than TRACES_MAX_TRACE_SPANS spans; each reason is counted on the source.
+
+Rows are written with one multi-row statement per table (`executemany` of a plain
+INSERT), not model by model: an export of TRACES_MAX_EXPORT_SPANS one-span traces is
+stored in seconds.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, models, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from grounding_app.api.models import ApiKey
 from grounding_app.traces.attributes import LLM, Event, Span, read_span
 from grounding_app.traces.models import PendingSpan, PendingTrace, TraceSource
-from grounding_app.traces.otlp import Received
+from grounding_app.traces.otlp import INVALID_ID, Received
 
-INVALID_ID = "an invalid trace or span id"
+__all__ = ["INVALID_ID", "LATE", "TOO_MANY", "Backlog", "Outcome", "receive"]
+
+# Values per IN (...) lookup: under SQLite's limit on a statement's parameters.
+LOOKUP_CHUNK = 2_000
 LATE = "arrived after its trace was checked or dropped"
 TOO_MANY = "its trace has more spans than TRACES_MAX_TRACE_SPANS"
 
@@ -40,7 +48,12 @@ class Outcome:
 
     @property
     def message(self) -> str:
-        return "; ".join(f"{n} span(s): {reason}" for reason, n in self.rejected.items())
+        return describe(self.rejected)
+
+
+def describe(rejected: Counter[str]) -> str:
+    """A partial success's error message: how many spans were refused, and why."""
+    return "; ".join(f"{n} span(s): {reason}" for reason, n in rejected.items() if n)
 
 
 def span_data(span: Span) -> dict[str, Any]:
@@ -81,73 +94,121 @@ def count_into(source_id: int, field: str, counts: Counter[str]) -> None:
     TraceSource.objects.filter(pk=source_id).update(**{field: current})
 
 
-def _flags(spans: list[Span]) -> dict[str, bool]:
-    return {
-        "has_root": any(not span.parent_id for span in spans),
-        "has_answer": any(r.role == LLM and r.completion.strip() for r in map(read_span, spans)),
-    }
+def _flags(spans: list[Span]) -> tuple[bool, bool]:
+    """(has_root, has_answer) of a trace's spans."""
+    return (
+        any(not span.parent_id for span in spans),
+        any(r.role == LLM and r.completion.strip() for r in map(read_span, spans)),
+    )
+
+
+def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+    for start in range(0, len(items), LOOKUP_CHUNK):
+        yield items[start : start + LOOKUP_CHUNK]
+
+
+def _column(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field) and field.column  # a concrete column
+    return field
+
+
+def _insert_new(
+    model: type[models.Model],
+    same: dict[str, Any],
+    fields: Sequence[str],
+    rows: Iterable[tuple[Any, ...]],
+) -> None:
+    """INSERT rows of `same` (one value for every row) and `fields` (one per row),
+    skipping any that a unique constraint already holds (a retried export, or a
+    concurrent one that came first). Values are prepared for the database as the ORM
+    would, without building a model per row: `same` once, and per row only JSON (ids,
+    text, numbers and booleans go to the driver as they are)."""
+    columns = [_column(model, name) for name in (*same, *fields)]
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(str(f.column)) for f in columns)
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({names})"
+        f" VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT DO NOTHING"
+    )
+    fixed = tuple(_column(model, name).get_db_prep_save(v, connection) for name, v in same.items())
+    per_row = [_column(model, name) for name in fields]
+    json = [i for i, field in enumerate(per_row) if isinstance(field, models.JSONField)]
+    prepared = []
+    for row in rows:
+        values = list(row)
+        for i in json:
+            values[i] = per_row[i].get_db_prep_save(values[i], connection)
+        prepared.append((*fixed, *values))
+    if prepared:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, prepared)
 
 
 def _store(source: TraceSource, spans: list[Span], now: Any, rejected: Counter[str]) -> int:
-    """Store the spans of one source. A trace first seen here is created with its flags
-    and count in one bulk insert; only a trace some earlier export began is updated
-    row by row (a trace split over exports, the rarer case)."""
+    """Store the spans of one source. Traces first seen here are inserted with their
+    flags and counts in one statement; traces some earlier export began get their
+    counts added in one UPDATE per distinct change (a retried export, or a trace split
+    over exports)."""
     by_trace: defaultdict[str, list[Span]] = defaultdict(list)
     for span in spans:
         by_trace[span.trace_id].append(span)
     limit = settings.TRACES_MAX_TRACE_SPANS
     dropped: Counter[str] = Counter()
-    existing = {
-        trace_id: (pk, state, stored)
-        for pk, trace_id, state, stored in PendingTrace.objects.filter(
-            source=source, trace_id__in=by_trace
-        ).values_list("pk", "trace_id", "state", "spans")
-    }
+    existing: dict[str, tuple[int, str, int]] = {}
+    for chunk in _chunks(list(by_trace)):
+        found = PendingTrace.objects.filter(source=source, trace_id__in=chunk)
+        for pk, trace_id, state, stored in found.values_list("pk", "trace_id", "state", "spans"):
+            existing[trace_id] = (pk, state, stored)
     kept: dict[str, list[Span]] = {}
-    for trace_id, found in by_trace.items():
+    for trace_id, found_spans in by_trace.items():
         _, state, stored = existing.get(trace_id, (0, PendingTrace.State.OPEN, 0))
         if state != PendingTrace.State.OPEN:
-            dropped[LATE] += len(found)
+            dropped[LATE] += len(found_spans)
             continue
-        kept[trace_id] = found[: max(0, limit - stored)]
-        if len(kept[trace_id]) < len(found):
-            dropped[TOO_MANY] += len(found) - len(kept[trace_id])
-    new = {trace_id: keep for trace_id, keep in kept.items() if trace_id not in existing}
-    PendingTrace.objects.bulk_create(
-        (
-            PendingTrace(
-                source=source,
-                trace_id=trace_id,
-                first_seen=now,
-                last_seen=now,
-                spans=len(keep),
-                **_flags(keep),
-            )
-            for trace_id, keep in new.items()
-        ),
-        ignore_conflicts=True,  # a concurrent export of the same trace made it first
+        kept[trace_id] = found_spans[: max(0, limit - stored)]
+        if len(kept[trace_id]) < len(found_spans):
+            dropped[TOO_MANY] += len(found_spans) - len(kept[trace_id])
+    new = [trace_id for trace_id in kept if trace_id not in existing]
+    same = {
+        "source": source.pk,
+        "state": PendingTrace.State.OPEN.value,
+        "first_seen": now,
+        "last_seen": now,
+        "claim": "",
+    }
+    _insert_new(
+        PendingTrace,
+        same,
+        ("trace_id", "spans", "has_root", "has_answer"),
+        ((trace_id, len(kept[trace_id]), *_flags(kept[trace_id])) for trace_id in new),
     )
-    created = PendingTrace.objects.filter(source=source, trace_id__in=new).values_list(
-        "trace_id", "pk", "first_seen"
-    )
-    pks = {trace_id: pk for trace_id, pk, _ in created}
+    pks = {trace_id: found[0] for trace_id, found in existing.items()}
     # Rows another export made first (not stamped with our `now`) are updated as old.
-    to_update = [t for t in kept if t in existing] + [
-        trace_id for trace_id, _, first in created if first != now
-    ]
-    pks.update({t: existing[t][0] for t in kept if t in existing})
+    to_update = [t for t in kept if t in existing]
+    for chunk in _chunks(new):
+        created = PendingTrace.objects.filter(source=source, trace_id__in=chunk)
+        for trace_id, pk, first in created.values_list("trace_id", "pk", "first_seen"):
+            pks[trace_id] = pk
+            if first != now:
+                to_update.append(trace_id)
+    changes: defaultdict[tuple[int, bool, bool], list[int]] = defaultdict(list)
     for trace_id in to_update:
-        keep = kept[trace_id]
-        if keep:
-            fields: dict[str, Any] = {"last_seen": now, "spans": F("spans") + len(keep)}
-            fields.update({name: True for name, value in _flags(keep).items() if value})
-            PendingTrace.objects.filter(pk=pks[trace_id]).update(**fields)
+        if keep := kept[trace_id]:
+            changes[(len(keep), *_flags(keep))].append(pks[trace_id])
+    for (n, has_root, has_answer), trace_pks in changes.items():
+        update: dict[str, Any] = {"last_seen": now, "spans": F("spans") + n}
+        update.update({"has_root": True} if has_root else {})
+        update.update({"has_answer": True} if has_answer else {})
+        for start in range(0, len(trace_pks), LOOKUP_CHUNK):
+            chunk_pks = trace_pks[start : start + LOOKUP_CHUNK]
+            PendingTrace.objects.filter(pk__in=chunk_pks).update(**update)
     rows = [
-        PendingSpan(trace_id=pks[trace_id], span_id=span.span_id, data=span_data(span))
+        (pks[trace_id], span.span_id, span_data(span))
         for trace_id, keep in kept.items()
         for span in keep
     ]
-    PendingSpan.objects.bulk_create(rows, batch_size=500, ignore_conflicts=True)
+    _insert_new(PendingSpan, {}, ("trace", "span_id", "data"), rows)
     count_into(source.pk, "dropped", dropped)
     rejected.update(dropped)
     return len(rows)

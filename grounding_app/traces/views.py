@@ -79,7 +79,8 @@ def export_traces(request: HttpRequest) -> HttpResponse:
                 request.headers.get("Content-Encoding", ""),
                 settings.TRACES_MAX_EXPORT_BYTES,
             )
-            received, invalid = otlp.spans(otlp.parse(body, encoding))
+            parsed = otlp.parse(body, encoding, settings.TRACES_MAX_EXPORT_SPANS)
+            received, invalid = otlp.spans(parsed.request)
         except (RequestDataTooBig, otlp.TooLarge) as exc:
             return otlp_error(request, 413, f"The export is too large: {exc}")
         except otlp.Malformed as exc:
@@ -94,8 +95,8 @@ def export_traces(request: HttpRequest) -> HttpResponse:
         return otlp_error(
             request, 503, "The service is currently unavailable.", RETRY_AFTER_SECONDS
         )
-    rejected = sum(outcome.rejected.values())
-    return otlp_success(request, rejected, outcome.message)
+    rejected = outcome.rejected + Counter({otlp.OVER_EXPORT_LIMIT: parsed.over})
+    return otlp_success(request, rejected.total(), receiver.describe(rejected))
 
 
 @reviewers

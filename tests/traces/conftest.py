@@ -71,3 +71,20 @@ def post_export(client: Any, api_key: tuple[Any, str]) -> Callable[..., Any]:
         return client.post("/otlp/v1/traces", body, content_type=content_type, **extra)
 
     return post
+
+
+def one_span_traces(count: int, service: str = "bulk", first: int = 1) -> ExportTraceServiceRequest:
+    """An export of `count` traces of one root span each (a load test's shape: the most
+    rows per byte), ids numbered from `first`."""
+    request = ExportTraceServiceRequest()
+    resource = request.resource_spans.add()
+    name = resource.resource.attributes.add()
+    name.key, name.value.string_value = "service.name", service
+    scope = resource.scope_spans.add()
+    for n in range(first, first + count):
+        span = scope.spans.add()
+        span.trace_id, span.span_id = n.to_bytes(16, "big"), n.to_bytes(8, "big")
+        span.name, span.start_time_unix_nano, span.end_time_unix_nano = "step", 1, 2
+        attribute = span.attributes.add()
+        attribute.key, attribute.value.string_value = "input.value", f"question {n}"
+    return request
