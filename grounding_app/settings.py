@@ -202,6 +202,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 # (grounding_app.limits, grounding_app.api.middleware): the payload limit plus room for
 # form fields and framing.
 MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024)
+# A refused body up to this size is read and dropped before the 413 goes out, so the
+# client, still sending, reads the answer instead of a reset (grounding_app/wsgi.py).
+MAX_DRAIN_BYTES = env_int("MAX_DRAIN_BYTES", 64 * 1024 * 1024)
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
