@@ -340,6 +340,9 @@ BATCH_LEASE_SECONDS = env_int("BATCH_LEASE_SECONDS", 120)
 BATCH_QUEUED_TIMEOUT = env_int("BATCH_QUEUED_TIMEOUT", 3600)
 BATCH_SWEEP_SECONDS = env_int("BATCH_SWEEP_SECONDS", 15)  # how often each worker sweeps
 # Lines one API key may have waiting in its active jobs (one full-size job); 0: no bound.
+# An upload of more lines is stored whole and split into lines by a worker, so the
+# request is answered in about a second whatever its size (grounding_app.batch.services).
+BATCH_SPLIT_INLINE_LINES = env_int("BATCH_SPLIT_INLINE_LINES", 2_000)
 BATCH_KEY_WAITING_LINES = env_int("BATCH_KEY_WAITING_LINES", 100_000)
 
 # The OTLP/HTTP traces receiver (docs/traces.md). A trace is checked once it has an LLM
