@@ -69,7 +69,7 @@ def job_list(request: HttpRequest) -> HttpResponse:
 def _sent_before(request: HttpRequest, request_id: str) -> BatchJob | None:
     """The job this person's form with this key made, if it came before."""
     return BatchJob.objects.filter(
-        created_by=request.user, api_key=None, request_id=request_id
+        created_by_id=request.user.pk, api_key=None, request_id=request_id
     ).first()
 
 
