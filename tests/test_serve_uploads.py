@@ -1,13 +1,14 @@
-"""Uploads against `scripts/serve` with its default gunicorn workers, on SQLite and on
-PostgreSQL (issue 32, items 9, 12 and 14): a 100,000-line batch upload is answered well
-within the worker timeout and a retry with its idempotency key returns the same job; a
-chunked body is read; a body over the limit is answered 413, which the client reads.
-Run with `pytest -q -s -m slow tests/test_serve_uploads.py` to see the times."""
+"""Uploads against `scripts/serve` with its default gunicorn workers, on SQLite, on
+PostgreSQL and over TLS (issue 32, items 9, 12 and 14): a 100,000-line batch upload is
+answered well within the worker timeout and a retry with its idempotency key returns the
+same job; a chunked body is read; a body over the limit is answered 413, which the
+client reads. Run with `pytest -q -s -m slow tests/test_serve_uploads.py` to see times."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import ssl
 import subprocess
 import time
 import uuid
@@ -33,6 +34,7 @@ class Served:
     port: int
     api_key: str
     env: dict[str, str]
+    tls: bool = False
 
 
 def _postgres_database() -> str:
@@ -45,7 +47,7 @@ def _postgres_database() -> str:
     return name
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module", params=["sqlite", "postgres", "sqlite-tls"])
 def served(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Served]:
@@ -62,16 +64,29 @@ def served(
                    check=True, capture_output=True)  # fmt: skip
     seeded = subprocess.run([python, "manage.py", "shell", "-c", SEED], cwd=ROOT, env=env,
                             check=True, capture_output=True, text=True)  # fmt: skip
+    tls = request.param.endswith("-tls")
+    arguments = []
+    if tls:  # gunicorn terminates TLS itself, with a throwaway certificate
+        subprocess.run(
+            [
+                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+                "-keyout", str(scratch / "key.pem"), "-out", str(scratch / "cert.pem"),
+            ],
+            check=True,
+            capture_output=True,
+        )  # fmt: skip
+        arguments = [f"--certfile={scratch / 'cert.pem'}", f"--keyfile={scratch / 'key.pem'}"]
     port = free_port()
     log = scratch / "serve.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [str(ROOT / "scripts" / "serve"), f"--bind=127.0.0.1:{port}"],
+            [str(ROOT / "scripts" / "serve"), f"--bind=127.0.0.1:{port}", *arguments],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     try:
-        wait_until_ready(port, process, log, within=180)
-        yield Served(port, seeded.stdout.split()[-1], env)
+        wait_until_ready(port, process, log, tls=tls, within=180)
+        yield Served(port, seeded.stdout.split()[-1], env, tls)
     finally:
         stop(process)
         if database:
@@ -82,7 +97,12 @@ def served(
 def _send(
     served: Served, path: str, body: bytes | Iterator[bytes], headers: dict[str, str]
 ) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=120)
+    conn: http.client.HTTPConnection
+    if served.tls:
+        context = ssl._create_unverified_context()
+        conn = http.client.HTTPSConnection("localhost", served.port, timeout=120, context=context)
+    else:
+        conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=120)
     try:
         conn.request("POST", path, body=body, headers={"x-goog-api-key": served.api_key, **headers})
         response = conn.getresponse()
