@@ -202,6 +202,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 # (grounding_app.limits, grounding_app.api.middleware): the payload limit plus room for
 # form fields and framing.
 MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024)
+# A refused body up to this size is read and dropped before the 413 goes out, so the
+# client, still sending, reads the answer instead of a reset (grounding_app/wsgi.py).
+MAX_DRAIN_BYTES = env_int("MAX_DRAIN_BYTES", 64 * 1024 * 1024)
 
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "home"
@@ -337,6 +340,9 @@ BATCH_LEASE_SECONDS = env_int("BATCH_LEASE_SECONDS", 120)
 BATCH_QUEUED_TIMEOUT = env_int("BATCH_QUEUED_TIMEOUT", 3600)
 BATCH_SWEEP_SECONDS = env_int("BATCH_SWEEP_SECONDS", 15)  # how often each worker sweeps
 # Lines one API key may have waiting in its active jobs (one full-size job); 0: no bound.
+# An upload of more lines is stored whole and split into lines by a worker, so the
+# request is answered in about a second whatever its size (grounding_app.batch.services).
+BATCH_SPLIT_INLINE_LINES = env_int("BATCH_SPLIT_INLINE_LINES", 2_000)
 BATCH_KEY_WAITING_LINES = env_int("BATCH_KEY_WAITING_LINES", 100_000)
 
 # The OTLP/HTTP traces receiver (docs/traces.md). A trace is checked once it has an LLM

@@ -164,7 +164,7 @@ def create(request: HttpRequest, api_key: ApiKey) -> HttpResponseBase:
         return refusal
     try:
         with transaction.atomic():
-            job = services.create_job(
+            job = services.receive_job(
                 body, citation_threshold=threshold, source_policy=policy, api_key=api_key
             )
             if request_id:  # in the job's transaction: a concurrent retry fails here

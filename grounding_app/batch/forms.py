@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django import forms
 
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
@@ -32,4 +34,12 @@ class BatchUploadForm(forms.Form):
         required=False,
         empty_label="No policy",
         help_text="Count the answers that cite a source the policy excludes.",
+    )
+    # A fresh key on every page: the same form sent again (a retry after a timeout, a
+    # second click) opens the job the first one made instead of making another.
+    request_id = forms.RegexField(
+        regex=r"\A[A-Za-z0-9._-]{1,100}\Z",
+        required=False,
+        widget=forms.HiddenInput,
+        initial=lambda: uuid.uuid4().hex,
     )

@@ -238,6 +238,15 @@ def _csv_records(data: bytes) -> list[FileRecord]:
     ]
 
 
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
+def _wide_encoding(start: bytes) -> bool:
+    """A UTF-16/32 byte-order mark, or ASCII text in UTF-16/32 without one (a NUL in
+    its first two bytes, which no UTF-8 text file holds)."""
+    return start.startswith(_WIDE_BOMS) or b"\x00" in start[:2]
+
+
 def file_records(data: bytes) -> list[FileRecord] | None:
     """The records of an upload read as a whole, or None for JSONL (read line by line).
 
@@ -246,8 +255,14 @@ def file_records(data: bytes) -> list[FileRecord] | None:
     Langfuse API's `{"data": [...], "meta": ...}` page, or one pretty-printed object) is
     read element by element; text that starts otherwise and whose first line is a
     header naming a RAGAS answer and contexts column is a RAGAS CSV. Anything else is
-    JSONL, where each line is detected by itself (`detect`).
+    JSONL, where each line is detected by itself (`detect`). A UTF-16 or UTF-32 file
+    (Excel's "Unicode text", or its CSV saved so) is refused whole: read as UTF-8 its
+    every line would fail alone, or its NULs pass as text.
     """
+    if _wide_encoding(data[:4]):
+        raise FileError(
+            'the file is UTF-16 or UTF-32, not UTF-8; save it as UTF-8 (for a CSV, "CSV UTF-8").'
+        )
     head = data[:4096].removeprefix(b"\xef\xbb\xbf").lstrip()
     if not head:
         return None

@@ -22,6 +22,7 @@ from grounding_app.retention.expiry import RetentionManager
 
 class BatchJob(models.Model):
     class Status(models.TextChoices):
+        SPLITTING = "splitting", "Splitting"  # a large upload, stored, not yet in lines
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
         DONE = "done", "Done"
@@ -76,7 +77,13 @@ class BatchJob(models.Model):
                 fields=("api_key", "request_id"),
                 condition=~models.Q(request_id=""),
                 name="batch_job_unique_request_id",
-            )
+            ),
+            # The upload form's key, per person (a key-less job; NULL api_keys differ).
+            models.UniqueConstraint(
+                fields=("created_by", "request_id"),
+                condition=~models.Q(request_id="") & models.Q(api_key__isnull=True),
+                name="batch_job_unique_form_request_id",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -87,7 +94,21 @@ class BatchJob(models.Model):
 
     @property
     def active(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+        return self.status in (self.Status.SPLITTING, self.Status.QUEUED, self.Status.RUNNING)
+
+
+class BatchUpload(models.Model):
+    """The file of a job too large to split into lines within the request: stored here
+    (in the database, so a worker on any machine reads it) and split by a worker
+    (`services.split_job`), then deleted."""
+
+    job = models.OneToOneField(BatchJob, on_delete=models.CASCADE, related_name="upload")
+    data = models.BinaryField()
+
+    objects = RetentionManager(None, follows=("job",))
+
+    def __str__(self) -> str:
+        return f"upload of batch job {self.job_id}"
 
 
 class BatchLine(models.Model):

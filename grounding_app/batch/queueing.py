@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine, BatchWorker
 
-ACTIVE = (BatchJob.Status.QUEUED, BatchJob.Status.RUNNING)
+ACTIVE = (BatchJob.Status.SPLITTING, BatchJob.Status.QUEUED, BatchJob.Status.RUNNING)
 
 
 def claim_next(attempts: int = 5) -> int | None:
@@ -82,9 +82,13 @@ def mark_sent(chunk_ids: list[int]) -> None:
 def waiting_lines(**owner: object) -> int:
     """Lines not yet checked in the active jobs of one owner (api_key=... or created_by=...)."""
     owned = {f"job__{field}": value for field, value in owner.items()}
-    return BatchLine.objects.filter(
+    pending = BatchLine.objects.filter(
         job__status__in=ACTIVE, state=BatchLine.State.PENDING, **owned
     ).count()
+    # A job still splitting has few lines yet: its total counts instead.
+    splitting = BatchJob.objects.filter(status=BatchJob.Status.SPLITTING, **owner)
+    pending -= BatchLine.objects.filter(job__in=splitting, state=BatchLine.State.PENDING).count()
+    return pending + sum(splitting.values_list("total", flat=True))
 
 
 def alive_seconds() -> int:

@@ -44,7 +44,7 @@ from grounding_app.batch.lines import (
     parse,
     request_for,
 )
-from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
+from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine, BatchUpload
 from grounding_app.common.importing import ItemSource
 from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import CHECKED_BY, FEATURE_JUDGE, VERIFIER, WORD_MATCHING
@@ -61,7 +61,7 @@ MAX_BATCH_BYTES = 16 * 1024 * 1024
 MAX_BATCH_LINES = 100_000
 MAX_LINE_CHARS = 1024 * 1024  # one request of 200 facts of 10,000 characters fits
 ROWS_PER_INSERT = 1000
-ACTIVE = (BatchJob.Status.QUEUED, BatchJob.Status.RUNNING)
+ACTIVE = (BatchJob.Status.SPLITTING, BatchJob.Status.QUEUED, BatchJob.Status.RUNNING)
 
 
 class BatchInputError(ValueError):
@@ -143,40 +143,36 @@ def _chunks(numbers: list[int], size: int) -> Iterator[tuple[int, int]]:
         yield part[0], part[-1]
 
 
-def create_job(
-    data: bytes,
-    *,
-    name: str = "",
-    citation_threshold: float = 0.6,
-    source_policy: SourcePolicy | None = None,
-    user: Any = None,
-    api_key: Any = None,
-    send: bool = True,
-) -> BatchJob:
-    """Store a job and its lines, and (after commit) send its chunks to the workers."""
+def _validated_count(data: bytes) -> int:
+    """How many lines the file makes, or BatchInputError for a file that cannot be a job;
+    a whole-file format is parsed here, a JSONL file only counted."""
     if len(data) > MAX_BATCH_BYTES:
         raise BatchInputError(f"the file is {len(data):,} bytes; at most {MAX_BATCH_BYTES:,}.")
-    rows = list(_rows(data))
-    if not rows:
+    try:
+        records = file_records(data)
+    except FileError as exc:
+        raise BatchInputError(str(exc)) from exc
+    count = (
+        len(records)
+        if records is not None
+        else sum(1 for line in data.split(b"\n") if line.strip())
+    )
+    if not count:
         raise BatchInputError(
             "the file holds no lines: one JSON object per line, a JSON array of Langfuse "
             "traces or RAGAS rows, or a RAGAS CSV."
         )
-    if len(rows) > MAX_BATCH_LINES:
-        raise BatchInputError(f"{len(rows):,} lines: at most {MAX_BATCH_LINES:,} per job.")
-    now = timezone.now()
-    with transaction.atomic():
-        job = BatchJob.objects.create(
-            name=name[:200],
-            citation_threshold=citation_threshold,
-            source_policy=source_policy,
-            total=len(rows),
-            created_by=user if getattr(user, "is_authenticated", False) else None,
-            api_key=api_key,
-            created_at=now,
-        )
+    if count > MAX_BATCH_LINES:
+        raise BatchInputError(f"{count:,} lines: at most {MAX_BATCH_LINES:,} per job.")
+    return count
+
+
+def _store_lines(job: BatchJob, rows: list[_Row]) -> None:
+    """Insert the rows as lines, a thousand per statement; a line already there (a split
+    run twice) is kept."""
+    for start in range(0, len(rows), ROWS_PER_INSERT):
         BatchLine.objects.bulk_create(
-            (
+            [
                 BatchLine(
                     job=job,
                     number=row.number,
@@ -188,26 +184,148 @@ def create_job(
                     labels=row.labels or {},
                     answer=row.answer,
                 )
-                for row in rows
-            ),
-            batch_size=ROWS_PER_INSERT,
+                for row in rows[start : start + ROWS_PER_INSERT]
+            ],
+            ignore_conflicts=True,
         )
-        good = [row.number for row in rows if not row.error]
-        chunks = BatchChunk.objects.bulk_create(
-            (
-                BatchChunk(job=job, first=first, last=last, lease_until=now + _queued_timeout())
-                for first, last in _chunks(good, settings.BATCH_CHUNK_LINES)
-            ),
-            batch_size=ROWS_PER_INSERT,
+
+
+def _store_chunks(job: BatchJob, rows: list[_Row], send: bool) -> None:
+    """Cut the good lines into chunks and (after commit) send them; a job without one is
+    done at once. Runs in the transaction that makes the job queued."""
+    now = timezone.now()
+    good = [row.number for row in rows if not row.error]
+    chunks = BatchChunk.objects.bulk_create(
+        (
+            BatchChunk(job=job, first=first, last=last, lease_until=now + _queued_timeout())
+            for first, last in _chunks(good, settings.BATCH_CHUNK_LINES)
+        ),
+        batch_size=ROWS_PER_INSERT,
+    )
+    if not chunks:
+        BatchJob.objects.filter(pk=job.pk).update(status=BatchJob.Status.DONE, finished_at=now)
+        job.status, job.finished_at = BatchJob.Status.DONE, now
+    elif send:
+        ids = list(BatchChunk.objects.filter(job=job).values_list("pk", flat=True))
+        transaction.on_commit(lambda: send_chunks(ids))
+
+
+def create_job(
+    data: bytes,
+    *,
+    name: str = "",
+    citation_threshold: float = 0.6,
+    source_policy: SourcePolicy | None = None,
+    user: Any = None,
+    api_key: Any = None,
+    send: bool = True,
+) -> BatchJob:
+    """Store a job and its lines, and (after commit) send its chunks to the workers."""
+    _validated_count(data)
+    rows = list(_rows(data))
+    with transaction.atomic():
+        job = BatchJob.objects.create(
+            name=name[:200],
+            citation_threshold=citation_threshold,
+            source_policy=source_policy,
+            total=len(rows),
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+            api_key=api_key,
         )
-        if not chunks:
-            job.status = BatchJob.Status.DONE
-            job.finished_at = now
-            job.save(update_fields=["status", "finished_at"])
-        elif send:
-            ids = list(BatchChunk.objects.filter(job=job).values_list("pk", flat=True))
-            transaction.on_commit(lambda: send_chunks(ids))
+        _store_lines(job, rows)
+        _store_chunks(job, rows, send)
     return job
+
+
+def receive_job(
+    data: bytes,
+    *,
+    name: str = "",
+    citation_threshold: float = 0.6,
+    source_policy: SourcePolicy | None = None,
+    user: Any = None,
+    api_key: Any = None,
+) -> BatchJob:
+    """A job from an upload, answered within the request whatever its size.
+
+    Up to BATCH_SPLIT_INLINE_LINES lines it is `create_job`. A larger file (100,000
+    lines take tens of seconds to parse and insert, past gunicorn's timeout) is only
+    validated and counted here, stored whole, and split into lines by a worker
+    (`split_job`); meanwhile the job is `splitting`, with its total known.
+    """
+    count = _validated_count(data)
+    if count <= settings.BATCH_SPLIT_INLINE_LINES:
+        return create_job(
+            data,
+            name=name,
+            citation_threshold=citation_threshold,
+            source_policy=source_policy,
+            user=user,
+            api_key=api_key,
+        )
+    with transaction.atomic():
+        job = BatchJob.objects.create(
+            name=name[:200],
+            citation_threshold=citation_threshold,
+            source_policy=source_policy,
+            status=BatchJob.Status.SPLITTING,
+            total=count,
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+            api_key=api_key,
+        )
+        BatchUpload.objects.create(job=job, data=data)
+        transaction.on_commit(lambda: send_split(job.pk))
+    return job
+
+
+def split_job(job_id: int, *, send: bool = True) -> bool:
+    """Split a stored upload into lines and chunks; True when this call queued the job.
+
+    Lines go in a thousand per transaction (a long one would hold SQLite's write lock);
+    the job turns `queued` in one conditional update with its chunks, so a split run
+    twice (sent again by the sweeper, or racing another worker) queues the job once, and
+    a job cancelled meanwhile stays cancelled.
+    """
+    upload = BatchUpload.objects.select_related("job").filter(job_id=job_id).first()
+    if upload is None:
+        return False
+    job = upload.job
+    if job.status == BatchJob.Status.SPLITTING:
+        try:
+            rows = list(_rows(bytes(upload.data)))
+        except BatchInputError:  # validated when it came; read the same way since
+            rows = []
+        _store_lines(job, rows)
+        with transaction.atomic():
+            if BatchJob.objects.filter(pk=job.pk, status=BatchJob.Status.SPLITTING).update(
+                status=BatchJob.Status.QUEUED, total=len(rows)
+            ):
+                _store_chunks(job, rows, send)
+                BatchUpload.objects.filter(pk=upload.pk).delete()
+                return True
+    BatchUpload.objects.filter(pk=upload.pk).delete()  # cancelled, or split by another
+    return False
+
+
+def split_waiting(older_than: timedelta) -> list[int]:
+    """Split the uploads whose split message was lost (the broker was down, the worker
+    died): jobs still splitting after `older_than`. Returns the jobs this call queued."""
+    since = timezone.now() - older_than
+    waiting = BatchJob.objects.filter(
+        status=BatchJob.Status.SPLITTING, local=False, created_at__lt=since
+    ).values_list("pk", flat=True)
+    return [pk for pk in list(waiting[:10]) if split_job(pk)]
+
+
+def send_split(job_id: int) -> None:
+    """Ask a worker to split the job's upload; a broker that is down only delays it
+    (the sweeper splits what waits)."""
+    from grounding_app.batch.tasks import split_upload
+
+    try:
+        split_upload.apply_async((job_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+    except Exception:
+        logger.exception("could not send a batch split to the broker; the sweeper will split")
 
 
 def send_chunks(ids: Iterable[int]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from datetime import timedelta
 from typing import Any
 
 from celery.signals import worker_ready, worker_shutdown
@@ -36,6 +37,15 @@ def process_chunk(chunk_id: int) -> int:
             logger.debug("message for batch chunk %s: no chunk waits", chunk_id)
             return 0
         return services.run_chunk(claimed)
+    finally:
+        close_old_connections()
+
+
+@app.task(name="batch.split_upload", acks_late=True, reject_on_worker_lost=True)
+def split_upload(job_id: int) -> bool:
+    """Split a large upload into lines and chunks (`services.split_job`)."""
+    try:
+        return services.split_job(job_id)
     finally:
         close_old_connections()
 
@@ -86,6 +96,7 @@ def sweep_forever(interval: float) -> None:
         try:
             queueing.heartbeat(name)
             services.requeue_stalled()
+            services.split_waiting(timedelta(seconds=settings.BATCH_LEASE_SECONDS))
             if unsent := queueing.take_unsent():
                 logger.warning("sending %d batch chunks that were never sent", len(unsent))
                 services.send_chunks(unsent)

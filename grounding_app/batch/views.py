@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from django.contrib import messages
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -37,22 +38,39 @@ def _job(public_id: str) -> BatchJob:
 def job_list(request: HttpRequest) -> HttpResponse:
     form = BatchUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
+        request_id = form.cleaned_data["request_id"]
+        if request_id and (earlier := _sent_before(request, request_id)):
+            return redirect(earlier)
         upload = form.cleaned_data["file"]
         try:
-            job = services.create_job(
-                upload.read(services.MAX_BATCH_BYTES + 1),
-                name=upload.name or "",
-                citation_threshold=form.cleaned_data["citation_threshold"],
-                source_policy=form.cleaned_data["source_policy"],
-                user=request.user,
-            )
+            with transaction.atomic():
+                job = services.receive_job(
+                    upload.read(services.MAX_BATCH_BYTES + 1),
+                    name=upload.name or "",
+                    citation_threshold=form.cleaned_data["citation_threshold"],
+                    source_policy=form.cleaned_data["source_policy"],
+                    user=request.user,
+                )
+                if request_id:  # in the job's transaction: a concurrent retry fails here
+                    BatchJob.objects.filter(pk=job.pk).update(request_id=request_id)
         except services.BatchInputError as exc:
             form.add_error("file", str(exc))
+        except IntegrityError:
+            if earlier := _sent_before(request, request_id):
+                return redirect(earlier)
+            raise
         else:
             return redirect(job)
     jobs = BatchJob.objects.select_related("created_by")[:JOBS_SHOWN]
     status = 400 if request.method == "POST" else 200
     return render(request, "batch/list.html", {"form": form, "jobs": jobs}, status=status)
+
+
+def _sent_before(request: HttpRequest, request_id: str) -> BatchJob | None:
+    """The job this person's form with this key made, if it came before."""
+    return BatchJob.objects.filter(
+        created_by_id=request.user.pk, api_key=None, request_id=request_id
+    ).first()
 
 
 def _progress_context(job: BatchJob) -> dict[str, object]:

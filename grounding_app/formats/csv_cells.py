@@ -2,9 +2,12 @@
 
 A cell starting with "=", "+", "-", "@", a tab or a carriage return is run as a formula
 by spreadsheet programs (CSV injection), and so is one where such a sign follows only
-what they skip or what hides it: spaces of any kind, zero-width characters, a byte-order
-mark, line, form or vertical-tab breaks, or a double quote (`" =1+1`). Such a cell gets
-a leading apostrophe, which they show as text. A spreadsheet that splits lines on ";"
+what they skip or what hides it: spaces of any kind, zero-width, invisible and filler
+characters (a soft hyphen, the invisible operators, Hangul fillers, the blank Braille
+cell, bidirectional marks), a byte-order mark, line, form or vertical-tab breaks, a
+double quote (`" =1+1`) or a pipe (`|=1+1`); the fullwidth signs (U+FF1D, U+FF0B,
+U+FF0D, U+FF20) are read as the signs themselves. Such a cell gets a leading
+apostrophe, which they show as text. A spreadsheet that splits lines on ";"
 (the usual list separator where "," is the decimal comma) starts a new cell after each
 one, so each ";"-separated part is guarded the same way (`x;=1+1;` -> `x;'=1+1;`).
 Lines come one at a time, so exports stream.
@@ -16,13 +19,18 @@ import csv
 import re
 from collections.abc import Iterable
 
-# Skipped before a formula sign, or hiding it: whitespace of every kind, zero-width and
-# joining characters, the byte-order mark, and the double quote.
+# Skipped before a formula sign, or hiding it: whitespace of every kind, zero-width,
+# joining, invisible and filler characters, bidirectional marks and isolates, variation
+# selectors, the byte-order mark, the double quote and the pipe.
 _SKIPPED = (
-    ' \t\n\r\x0b\x0c\x85\u00a0\u1680\u180e\u2000-\u200f\u2028\u2029\u202f\u205f\u2060\u3000\ufeff"'
+    " \t\n\r\x0b\x0c\x85\u00a0\u00ad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5"
+    "\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800\u3000\u3164"
+    '\ufe00-\ufe0f\ufeff\uffa0"|'
 )
+# The signs a spreadsheet runs, fullwidth ones included (it reads them as ASCII).
+_SIGNS = "=+\\-@\uff1d\uff0b\uff0d\uff20"
 # Where a cell, or a ";"-separated part of one, would be read as a formula.
-_FORMULA_PART = re.compile(f"(?:^|(?<=;))(?=[{_SKIPPED}]*[=+\\-@])")
+_FORMULA_PART = re.compile(f"(?:^|(?<=;))(?=[{_SKIPPED}]*[{_SIGNS}])")
 _CONTROL_START = ("\t", "\r")
 
 

@@ -137,6 +137,15 @@ def test_a_semicolon_csv_and_a_csv_that_is_not_utf8() -> None:
         services.create_job(latin1, send=False)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_utf16_or_utf32_file_is_refused_whole(encoding: str) -> None:
+    """Excel's "Unicode text" CSV, with or without a byte-order mark (issue 32, item 14)."""
+    csv_text = "question,contexts,answer\nWhere?,['It is on Dock Road.'],On Dock Road.\n"
+    for text in (csv_text, '{"claim": "x", "facts": [{"text": "x"}]}\n'):
+        with pytest.raises(services.BatchInputError, match=r"UTF-16 or UTF-32, not UTF-8"):
+            services.create_job(text.encode(encoding), send=False)
+
+
 @pytest.fixture
 def reviewer(make_user: Any) -> Client:
     client = Client()

@@ -39,6 +39,16 @@ def test_a_job_of_200_lines_runs_through_a_worker(shared_workers: Workers) -> No
     assert all(runs[answer] == 1 for answer in answers)
 
 
+def test_a_large_upload_is_split_and_run_by_a_worker(shared_workers: Workers, settings) -> None:
+    """Issue 32, item 9: the upload is stored, a worker splits it and checks its lines."""
+    settings.BATCH_SPLIT_INLINE_LINES = 50
+    job = services.receive_job(jsonl(120, bad=(7,)), name="split.jsonl")
+    assert job.status == BatchJob.Status.SPLITTING
+    wait_for(lambda: _status(job) == BatchJob.Status.DONE, 120, "the job to finish")
+    lines = BatchLine.objects.filter(job=job)
+    assert lines.count() == 120 and lines.filter(state=BatchLine.State.DONE).count() == 119
+
+
 def test_a_cancelled_job_stops(shared_workers: Workers) -> None:
     job = services.create_job(jsonl(200, slow=True), name="cancel.jsonl")
     wait_for(lambda: _finished(job) >= 10, 60, "some lines to be checked")

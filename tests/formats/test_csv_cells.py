@@ -38,6 +38,18 @@ from grounding_app.formats.csv_cells import csv_line, safe_cell
         ("\u3000-1", "'\u3000-1"),
         ("\n=1", "'\n=1"),
         ("\u2060\u200d=1", "'\u2060\u200d=1"),
+        # invisible, filler and fullwidth characters, and a pipe: issue 32 item 14
+        ("\u00ad=1+1", "'\u00ad=1+1"),
+        ("\u034f=1+1", "'\u034f=1+1"),
+        ("\u061c=1+1", "'\u061c=1+1"),
+        ("\u2062=1+1", "'\u2062=1+1"),
+        ("\u3164=1+1", "'\u3164=1+1"),
+        ("\u2800=1+1", "'\u2800=1+1"),
+        ("\uff1d1+1", "'\uff1d1+1"),
+        ("\uff0bSUM(A1)", "'\uff0bSUM(A1)"),
+        ("|=1+1", "'|=1+1"),
+        ("x;\u00ad|=1", "x;'\u00ad|=1"),
+        ("| a table |", "| a table |"),
         # a spreadsheet that splits lines on ";" starts a cell after each
         ("x;=1+1;", "x;'=1+1;"),
         ("x; =1;y;@z", "x;' =1;y;'@z"),
