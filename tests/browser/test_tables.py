@@ -86,6 +86,10 @@ def test_a_table_list_and_code_render_as_written(
             claims = page.locator("table.claims tbody").inner_text()
             assert "---" not in claims and "```" not in claims and "| Film |" not in claims
             assert "Titanic | 1997" in claims
+            lead_in = page.locator(
+                ".answer-md .claim.v-unsupported", has_text="To list them in Python"
+            )
+            assert lead_in.count() == 0, "a line introducing the code is no claim"
             problems += [f"{scheme} {width}: {p}" for p in widths_problems(page)]
             problems += [f"{scheme} {width}: {v}" for v in violations(page)]
             page.wait_for_timeout(300)  # colour transitions end before the shot
