@@ -216,7 +216,7 @@ def test_the_engine_check_sees_every_form(tmp_path: Path) -> None:
     module.parent.mkdir(parents=True)
     module.write_text(
         "from grounding_app import engine\n"  # the package itself: fine
-        "from grounding_app.engine import CheckRequest, check\n"  # public names: fine
+        "from grounding_app.engine import CheckRequest, GroundingEngine\n"  # public names: fine
         "import grounding_app.engine\n"
         "from grounding_app.engine.offsets import utf8_len\n"
         "import grounding_app.engine.types as types\n"
@@ -434,3 +434,200 @@ def test_the_package_checks_see_cycles_and_upward_imports(tmp_path: Path) -> Non
         "\n  engine -> formats: engine/__init__.py:2"
         "\n  limits -> api: limits.py:1"
     )
+
+
+# One checker (issue 33): the engine keeps no process state for the app to change, and
+# the app checks in one place, `active_verifier/checker.py`, which follows the active
+# verifier and reads the verifier's id from the engine that checked. The offline
+# packages (`lab/`, `evaluation/`) time or fit engines of their own and are not scanned.
+CHECKER = "active_verifier/checker.py"
+OFFLINE = ("lab", "evaluation")
+
+
+def _app_modules() -> list[Path]:
+    return [
+        path
+        for path in _outside_engine()
+        if path.relative_to(ROOT).parts[0] not in OFFLINE and "migrations" not in path.parts
+    ]
+
+
+def _engine_aliases(tree: ast.AST) -> set[str]:
+    """Names a module binds to the engine package or to one of its modules."""
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == ENGINE or alias.name.startswith(f"{ENGINE}."):
+                    aliases.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if full == ENGINE or (
+                    node.module.startswith(ENGINE)
+                    and alias.name.islower()
+                    and "_" not in alias.name
+                ):
+                    aliases.add(alias.asname or alias.name)
+    return aliases
+
+
+def _engine_names(tree: ast.AST) -> set[str]:
+    """Names a module imports from the engine package (functions, classes, constants)."""
+    return {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(ENGINE)
+        for alias in node.names
+    }
+
+
+def _changes_engine_state(path: Path) -> list[str]:
+    """'LINE: what' for each change of the engine's module state: an assignment to (or
+    deletion of) an engine module's attribute, `setattr` on one, a `global` naming an
+    engine import, or a call of an engine setter (`set_*`, `use_*`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules, names = _engine_aliases(tree), _engine_names(tree)
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.Delete):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            base = target.value if isinstance(target, ast.Attribute) else None
+            if isinstance(base, ast.Name) and base.id in modules:
+                found.append(f"{node.lineno}: {base.id}.{target.attr} changed")
+        if isinstance(node, ast.Global):
+            found += [f"{node.lineno}: global {n}" for n in node.names if n in names | modules]
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "setattr" and node.args:
+                first = node.args[0]
+                if isinstance(first, ast.Name) and first.id in modules:
+                    found.append(f"{node.lineno}: setattr({first.id}, ...)")
+            name = (
+                func.attr
+                if isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id in modules
+                else func.id
+                if isinstance(func, ast.Name) and func.id in names
+                else ""
+            )
+            if name.startswith(("set_", "use_")):
+                found.append(f"{node.lineno}: {name}() called")
+    return sorted(found, key=lambda line: int(line.split(":")[0]))  # ast.walk: breadth first
+
+
+def test_no_app_module_changes_the_engine_s_module_state() -> None:
+    offenders = {}
+    for path in _app_modules():
+        if found := _changes_engine_state(path):
+            offenders[path.relative_to(ROOT).as_posix()] = found
+    assert offenders == {}
+
+
+def test_the_engine_state_check_sees_each_form(tmp_path: Path) -> None:
+    module = tmp_path / "view.py"
+    module.write_text(
+        "from grounding_app import engine\n"
+        "from grounding_app.engine import pipeline, use_verifier, CheckRequest\n"
+        "import grounding_app.engine.service as service\n"
+        "engine._engine = None\n"
+        "pipeline.misattributes = len\n"
+        "setattr(service, '_engine', None)\n"
+        "use_verifier('dir')\n"
+        "engine.set_default_engine(None)\n"
+        "def later():\n"
+        "    global CheckRequest\n"
+        "    del service._verifier_dir\n"
+        "request = CheckRequest('a', ())\n"  # using the engine: fine
+        "engine.check(request)\n"  # (the entry point check below sees this one)
+    )
+    assert _changes_engine_state(module) == [
+        "4: engine._engine changed",
+        "5: pipeline.misattributes changed",
+        "6: setattr(service, ...)",
+        "7: use_verifier() called",
+        "8: set_default_engine() called",
+        "10: global CheckRequest",
+        "11: service._verifier_dir changed",
+    ]
+
+
+def _checks_directly(path: Path) -> list[str]:
+    """'LINE: what' for each way around the checker: `<engine>.check` on the engine
+    package or an object named or fetched as an engine, `default_engine`, and
+    `GroundingEngine.default`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = _engine_aliases(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "check":
+            value = node.value
+            if isinstance(value, ast.Call):
+                value = value.func
+            base = (
+                value.id
+                if isinstance(value, ast.Name)
+                else value.attr
+                if isinstance(value, ast.Attribute)
+                else ""
+            )
+            if base in modules or "engine" in base.lower():
+                found.append(f"{node.lineno}: {base}.check")
+        elif isinstance(node, ast.Attribute) and node.attr == "default":
+            if isinstance(node.value, ast.Name) and node.value.id == "GroundingEngine":
+                found.append(f"{node.lineno}: GroundingEngine.default")
+        elif isinstance(node, ast.Name | ast.alias):
+            name = node.id if isinstance(node, ast.Name) else node.name
+            if name == "default_engine":
+                found.append(f"{node.lineno}: default_engine")
+    return sorted(found, key=lambda line: int(line.split(":")[0]))  # ast.walk: breadth first
+
+
+def test_the_app_checks_only_through_the_checker() -> None:
+    offenders = {}
+    for path in _app_modules():
+        relative = path.relative_to(ROOT).as_posix()
+        if relative != CHECKER and (found := _checks_directly(path)):
+            offenders[relative] = found
+    assert offenders == {}
+    users = {
+        importer
+        for (importer, imported), where in package_imports().items()
+        if imported == "active_verifier"
+        and any(w.split(":")[0] not in {"active_verifier/services.py"} for w in where)
+    }
+    # Traces check their answers as lines of a batch job (traces/tasks.py -> batch).
+    assert {"api", "reviews", "annotations", "batch"} <= users
+    assert ("traces", "batch") in package_imports()
+
+
+def test_the_entry_point_check_sees_each_way_around(tmp_path: Path) -> None:
+    module = tmp_path / "view.py"
+    module.write_text(
+        "from grounding_app import engine\n"
+        "from grounding_app.engine import GroundingEngine, default_engine\n"
+        "from grounding_app.active_verifier.checker import checker\n"
+        "engine.check(request)\n"
+        "default_engine().check(request)\n"
+        "run = engine.check\n"
+        "GroundingEngine.default('verifier')\n"
+        "checker().engine().check(request)\n"
+        "self.engine.check(request)\n"
+        "checker().check(request)\n"  # the one way: fine
+        "checker().engine().explain(claims, facts, 0)\n"  # not a check: fine
+    )
+    assert _checks_directly(module) == [
+        "2: default_engine",
+        "4: engine.check",
+        "5: default_engine.check",
+        "5: default_engine",
+        "6: engine.check",
+        "7: GroundingEngine.default",
+        "8: engine.check",
+        "9: engine.check",
+    ]

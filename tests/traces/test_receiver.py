@@ -320,7 +320,7 @@ def test_receiving_never_checks(post_export: Any, monkeypatch: pytest.MonkeyPatc
     def engine_runs(*args: object) -> None:
         raise AssertionError("receiving ran the engine")
 
-    monkeypatch.setattr("grounding_app.engine.check", engine_runs)
+    monkeypatch.setattr("grounding_app.active_verifier.checker.Checker.check", engine_runs)
     monkeypatch.setattr("grounding_app.traces.services.assemble_due", engine_runs)
     assert post_export(encode(record([0, 1], OPENLLMETRY))).status_code == 200
     assert BatchLine.objects.count() == 0 and PendingSpan.objects.count() == 6

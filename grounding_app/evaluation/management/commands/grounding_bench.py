@@ -25,12 +25,11 @@ from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
 from django.core.wsgi import get_wsgi_application
 from django.test.utils import override_settings
 
+from grounding_app.active_verifier.checker import Checker, checker, serving
 from grounding_app.api.models import ApiKey
 from grounding_app.engine import (
     CheckRequest,
     GroundingEngine,
-    default_engine,
-    set_default_engine,
     split_sentences,
 )
 from grounding_app.evaluation.cli import judge_spec
@@ -133,7 +132,7 @@ class Command(BaseCommand):
         engines = (
             {name: GroundingEngine.default(name) for name in judges}
             if judges
-            else {"default": default_engine()}
+            else {"default": checker().engine()}
         )
         key_row, key = ApiKey.issue("grounding_bench (temporary)")
         server = ThreadedWSGIServer(("127.0.0.1", 0), _QuietHandler)
@@ -266,8 +265,8 @@ class Command(BaseCommand):
     def _post_with(
         cls, engine: GroundingEngine, url: str, key: str, body: bytes
     ) -> dict[str, object]:
-        set_default_engine(engine)
-        return cls._post(url, key, body)
+        with serving(Checker(engine)):
+            return cls._post(url, key, body)
 
     @staticmethod
     def _post(url: str, key: str, body: bytes) -> dict[str, object]:

@@ -10,7 +10,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, GroundingEngine, default_engine
+from grounding_app.active_verifier.checker import checker
+from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, GroundingEngine
 from grounding_app.evaluation.cli import judge_spec
 from grounding_app.formats.grounding_jsonl import DatasetError, read_examples
 from grounding_app.lab.evaluation import (
@@ -69,7 +70,7 @@ class Command(BaseCommand):
         engines = (
             {name: GroundingEngine.default(name) for name in judges}
             if judges
-            else {"default": default_engine()}
+            else {"default": checker().engine()}
         )
         errors = int(options["errors"])
         if errors < 0:
