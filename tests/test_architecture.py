@@ -1,11 +1,13 @@
-"""The layout's rule as a test: request code never imports `grounding_app.lab`.
+"""The layout's rules as tests; first, the app never imports the lab.
 
-`lab/` holds offline tooling (training, evaluation, benchmarks, load test) with heavy
-imports and no place in a web worker. Two checks: a fresh interpreter loads what a
+`grounding_lab/`, beside `grounding_app/`, holds offline tooling (training, evaluation,
+benchmarks, figures, the load test) with heavy imports and no place in a web worker; it
+may import the app, never the reverse. Two checks: a fresh interpreter loads what a
 request can reach (all apps, the middleware, every URL's view, the template libraries
-and the engine's lazily imported verifier) and must hold no lab module; and no module
-outside `lab/` and the management commands names `grounding_app.lab` in an import, even
-one inside a function, which the first check cannot see.
+and the engine's lazily imported verifier) and must hold no lab module but the app
+config Django loads by name (`grounding_lab`, `grounding_lab.apps`); and no module of
+`grounding_app` names `grounding_lab` in an import, even one inside a function, which
+the first check cannot see.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from pathlib import Path
 import grounding_app
 
 ROOT = Path(grounding_app.__file__).resolve().parent
+LAB = ROOT.parent / "grounding_lab"
+# What INSTALLED_APPS loads of the lab, by name: its package and app config, no tooling.
+LAB_CONFIG = {"grounding_lab", "grounding_lab.apps"}
 
 # argv[1:]: further modules to import (the test that shows the check can fail).
 LOAD_REQUEST_CODE = """
@@ -48,7 +53,8 @@ for engine in engines.all():
 importlib.import_module("grounding_app.engine.verifier.model")  # GroundingEngine.default
 for name in sys.argv[1:]:
     importlib.import_module(name)
-print(json.dumps(sorted(m for m in sys.modules if m.startswith("grounding_app"))))
+ours = ("grounding_app", "grounding_lab")
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(ours))))
 """
 
 
@@ -67,7 +73,7 @@ def _loaded(*extra: str) -> list[str]:
 
 
 def _lab(modules: list[str]) -> list[str]:
-    return [m for m in modules if m == "grounding_app.lab" or m.startswith("grounding_app.lab.")]
+    return [m for m in modules if m.split(".")[0] == "grounding_lab" and m not in LAB_CONFIG]
 
 
 def test_no_lab_module_is_loaded_by_request_code() -> None:
@@ -79,7 +85,7 @@ def test_no_lab_module_is_loaded_by_request_code() -> None:
 
 def test_the_check_sees_a_lab_import() -> None:
     # The same check, with one lab module imported as a view might: it is reported.
-    assert "grounding_app.lab.evaluation" in _lab(_loaded("grounding_app.lab.evaluation"))
+    assert "grounding_lab.evaluation" in _lab(_loaded("grounding_lab.evaluation"))
 
 
 def _imports_lab(path: Path) -> list[int]:
@@ -90,19 +96,14 @@ def _imports_lab(path: Path) -> list[int]:
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        if any(
-            name == "grounding_app.lab" or name.startswith("grounding_app.lab.") for name in names
-        ):
+        if any(name == "grounding_lab" or name.startswith("grounding_lab.") for name in names):
             lines.append(node.lineno)
     return lines
 
 
-def test_no_runtime_module_imports_lab_even_lazily() -> None:
+def test_no_module_of_the_app_imports_the_lab_even_lazily() -> None:
     offenders = {}
     for path in ROOT.rglob("*.py"):
-        parts = path.relative_to(ROOT).parts
-        if parts[0] == "lab" or "management" in parts or "migrations" in parts:
-            continue
         if lines := _imports_lab(path):
             offenders[str(path.relative_to(ROOT))] = lines
     assert offenders == {}
@@ -111,7 +112,7 @@ def test_no_runtime_module_imports_lab_even_lazily() -> None:
 def test_the_static_check_sees_a_lazy_import(tmp_path: Path) -> None:
     module = tmp_path / "view.py"
     module.write_text(
-        "def handler():\n    from grounding_app.lab import evaluation\n    return evaluation\n"
+        "def handler():\n    from grounding_lab import evaluation\n    return evaluation\n"
     )
     assert _imports_lab(module) == [2]
 
@@ -126,15 +127,15 @@ ENGINE_DIR = ROOT / "engine"
 WHITE_BOX = {
     # Times the engine with its role and hedge checks switched off, by patching the
     # pipeline module's functions: there is no public switch for them.
-    "lab/bench_checks.py": {f"{ENGINE}.pipeline"},
+    "grounding_lab/bench_checks.py": {f"{ENGINE}.pipeline"},
     # Runs a pinned commit's engine too, whose package may not export these (928e81b's
     # does not export GroundingEngine).
-    "lab/bench_worker.py": {f"{ENGINE}.pipeline", f"{ENGINE}.types"},
+    "grounding_lab/bench_worker.py": {f"{ENGINE}.pipeline", f"{ENGINE}.types"},
     # Record and replay each check by name, and fit the aggregator on what they fired:
     # the engine runs its checks as one registry and exposes no check one by one.
-    "lab/check_runs.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
-    "lab/check_report.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
-    "lab/fit_aggregator.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
+    "grounding_lab/check_runs.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
+    "grounding_lab/check_report.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
+    "grounding_lab/fit_aggregator.py": {f"{ENGINE}.aggregate", f"{ENGINE}.checks"},
 }
 
 
@@ -146,9 +147,11 @@ def _public_names() -> set[str]:
 
 def _imports(path: Path) -> list[tuple[int, str, str | None]]:
     """(line, absolute module, name taken from it or None) for each import in the file;
-    relative imports are resolved from the last `grounding_app` folder in its path."""
+    relative imports are resolved from the last `grounding_app` (or `grounding_lab`)
+    folder in its path."""
     folders = path.parent.parts
-    package = list(folders[len(folders) - folders[::-1].index(ROOT.name) - 1 :])
+    top = next(name for name in folders[::-1] if name in (ROOT.name, LAB.name))
+    package = list(folders[len(folders) - folders[::-1].index(top) - 1 :])
     found: list[tuple[int, str, str | None]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -186,8 +189,8 @@ def _outside_engine() -> list[Path]:
 def test_code_outside_the_engine_imports_only_its_public_names() -> None:
     public = _public_names()
     offenders = {}
-    for path in _outside_engine():
-        relative = path.relative_to(ROOT).as_posix()
+    for path in [*_outside_engine(), *sorted(LAB.rglob("*.py"))]:
+        relative = path.relative_to(ROOT.parent).as_posix()
         allowed = frozenset(WHITE_BOX.get(relative, ()))
         if offences := _engine_internals(path, public, allowed):
             offenders[relative] = offences
@@ -197,7 +200,7 @@ def test_code_outside_the_engine_imports_only_its_public_names() -> None:
 def test_the_white_box_exceptions_are_still_needed() -> None:
     public = _public_names()
     for relative, allowed in WHITE_BOX.items():
-        used = {o.split(": ")[1] for o in _engine_internals(ROOT / relative, public)}
+        used = {o.split(": ")[1] for o in _engine_internals(ROOT.parent / relative, public)}
         assert allowed <= used, f"{relative} no longer needs {sorted(allowed - used)}"
 
 
@@ -298,8 +301,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("annotations",),
     ("batch", "verifiers"),
     ("traces",),
-    ("lab",),
-    ("evaluation",),
     ("settings", "urls", "wsgi"),
 )
 # Imports that go up or sideways on purpose, (importer, imported) -> why; at most two,
@@ -438,18 +439,13 @@ def test_the_package_checks_see_cycles_and_upward_imports(tmp_path: Path) -> Non
 
 # One checker (issue 33): the engine keeps no process state for the app to change, and
 # the app checks in one place, `active_verifier/checker.py`, which follows the active
-# verifier and reads the verifier's id from the engine that checked. The offline
-# packages (`lab/`, `evaluation/`) time or fit engines of their own and are not scanned.
+# verifier and reads the verifier's id from the engine that checked. The lab
+# (`grounding_lab/`, outside the app) times or fits engines of its own and is not scanned.
 CHECKER = "active_verifier/checker.py"
-OFFLINE = ("lab", "evaluation")
 
 
 def _app_modules() -> list[Path]:
-    return [
-        path
-        for path in _outside_engine()
-        if path.relative_to(ROOT).parts[0] not in OFFLINE and "migrations" not in path.parts
-    ]
+    return [path for path in _outside_engine() if "migrations" not in path.parts]
 
 
 def _engine_aliases(tree: ast.AST) -> set[str]:

@@ -56,7 +56,7 @@ from grounding_app.engine.types import (
 )
 from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 
-# The verifier's training surface, for `lab/`. Its MAX_LENGTH is renamed: beside the
+# The verifier's training surface, for `grounding_lab/`. Its MAX_LENGTH is renamed: beside the
 # request limits above, a bare MAX_LENGTH would read as one of them.
 from grounding_app.engine.verifier.model import MAX_LENGTH as VERIFIER_MAX_LENGTH
 from grounding_app.engine.verifier.model import (
@@ -71,7 +71,7 @@ from grounding_app.engine.verifier.model import (
     supported_log_odds,
 )
 
-# The word-matching judge's features, for `lab/fit_word_match.py`; renamed beside the
+# The word-matching judge's features, for `grounding_lab/fit_word_match.py`; renamed beside the
 # feature judge's FEATURE_NAMES.
 from grounding_app.engine.word_match import FEATURE_NAMES as WORD_MATCH_FEATURES
 from grounding_app.engine.word_match import WORD_MATCH_WEIGHTS, WordMatchJudge

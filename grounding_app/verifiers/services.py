@@ -5,7 +5,7 @@ An adaptation is a row (`AdaptJob`) and one Celery message. The worker exports t
 project's labels in the training schema (`annotations.exports.grounding_lines`) and
 runs `manage.py adapt_verifier` on them through `call_command`, into
 GROUNDING_VERIFIERS_ROOT/<name>, starting from the verifier active when the job was
-asked for. Request code never imports `grounding_app.lab` (tests/test_architecture.py):
+asked for. Request code never imports `grounding_lab` (tests/test_architecture.py):
 the command is looked up by name in the worker, as a person would run it, and its
 progress callback (a stealth option, not on the command line) and its output are
 written to the row, which the page polls.

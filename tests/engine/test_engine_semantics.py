@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grounding_app.engine import CheckRequest, CheckResponse, Fact, GroundingEngine
-from grounding_app.lab.bench_requests import FILM_FACTS
+from grounding_lab.bench_requests import FILM_FACTS
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

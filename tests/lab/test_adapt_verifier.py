@@ -20,8 +20,8 @@ from grounding_app.engine import (
     load_model,
 )
 from grounding_app.formats.grounding_jsonl import read_examples
-from grounding_app.lab import adapt_verifier
-from grounding_app.lab.adapt_verifier import document_key, split_by_document
+from grounding_lab import adapt_verifier
+from grounding_lab.adapt_verifier import document_key, split_by_document
 from tests.engine.verifier.tiny_models import (
     NLI,
     NLI_OTHER_ORDER,
@@ -241,7 +241,7 @@ def calibration_data() -> dict[str, np.ndarray]:
 
 def test_anchored_calibration_at_weight_one_is_the_labels_alone(calibration_data):
     data = calibration_data
-    from grounding_app.lab.train_verifier import calibrate
+    from grounding_lab.train_verifier import calibrate
 
     alone = calibrate(data["logits"], data["labels"])
     targets = _platt(data["anchors"], 2.0, 1.0)

@@ -10,7 +10,7 @@ import pytest
 
 from grounding_app.api.models import ApiKey
 from grounding_app.engine import GroundingEngine
-from grounding_app.lab.record_responses import (
+from grounding_lab.record_responses import (
     build_requests,
     client_post,
     first_difference,
