@@ -35,7 +35,8 @@ from grounding_app.metrics import (
     macro_balanced_accuracy,
     roc_auc,
 )
-from grounding_lab.adapt_verifier import DATA, Options, adapt, document_key
+from grounding_app.verifiers.adapt import DATA, Options, adapt
+from grounding_app.verifiers.adapt.labels import document_key
 
 HEBREW = DATA.parent / "hebrew" / "dev_hebrew.jsonl"
 THRESHOLD = 0.6
@@ -99,7 +100,7 @@ def read_raw(path: Path) -> dict[str, str]:
 def scores(directory: Path, examples: Sequence[Example], cache: Path) -> dict[str, float]:
     """The engine's final score per example id with the verifier in `directory`, kept in
     `cache` so a rerun reads what an earlier run measured."""
-    from grounding_lab.package_verifier import engine_scores
+    from grounding_app.verifiers.adapt.measure import engine_scores
 
     done: dict[str, float] = json.loads(cache.read_text()) if cache.is_file() else {}
     todo = [e for e in examples if e.id not in done]

@@ -29,6 +29,7 @@ from grounding_app.engine import (
 )
 from grounding_app.formats.grounding_jsonl import Example
 from grounding_app.metrics import BinaryReport, binary_report
+from grounding_app.verifiers.adapt.measure import example_score, weakest
 
 
 @dataclass(frozen=True)
@@ -121,15 +122,13 @@ def predict(
         )
     )
     elapsed = time.perf_counter() - started
-    checked = [c for c in response.claims if c.grounding_check_required and c.score is not None]
-    weakest = min(checked, key=lambda c: c.score or 0.0) if checked else None
-    score = weakest.score if weakest is not None and weakest.score is not None else 1.0
+    score, lowest = example_score(response), weakest(response)
     claim = evidence = ""
     if recorder is not None:
-        if weakest is None:
+        if lowest is None:
             claim, evidence = example.claim, "(no sentence needs a check)"
         else:
-            claim, evidence = weakest.text, _evidence(response, weakest, recorder.judged)
+            claim, evidence = lowest.text, _evidence(response, lowest, recorder.judged)
     return Prediction(
         id=example.id,
         source=example.source,

@@ -15,26 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
 from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_app.metrics import macro_best_threshold
-
-DEFAULT_THRESHOLD = 0.6
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p / (1 - p))
-
-
-def bias_shift(best: float, temperature: float, target: float = DEFAULT_THRESHOLD) -> float:
-    """What to add to the bias so a score of `best` becomes `target`: the engine computes
-    sigmoid((logit + bias) / temperature - penalties)."""
-    return temperature * (_logit(target) - _logit(best))
+from grounding_app.verifiers.adapt.calibrate import DEFAULT_THRESHOLD, bias_shift
 
 
 def read_scores(

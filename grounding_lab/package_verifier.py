@@ -23,11 +23,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
+from grounding_app.verifiers.adapt.calibrate import calibrate
+from grounding_app.verifiers.adapt.measure import (
+    engine_optimum,
+    engine_scores,
+    has_a_source_with_both_classes,
+    pair_logits,
+)
 
 if TYPE_CHECKING:
     from grounding_app.engine import CrossEncoderJudge
     from grounding_app.formats.grounding_jsonl import Example
+
+# Re-exported for the lab's commands and experiments, which measure verifiers too.
+__all__ = [
+    "engine_optimum",
+    "engine_scores",
+    "has_a_source_with_both_classes",
+    "language_codes",
+    "pair_calibration",
+    "pair_logits",
+    "penalties",
+]
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "grounding"
 
@@ -42,41 +59,6 @@ def language_codes(value: str) -> list[str]:
     return codes
 
 
-def has_a_source_with_both_classes(examples: Sequence[Example]) -> bool:
-    """Calibration and macro figures are per source: one needs supported and unsupported
-    examples of the same source."""
-    classes: dict[str, set[int | None]] = {}
-    for example in examples:
-        classes.setdefault(example.source, set()).add(example.label)
-    return any(len(labels) == 2 for labels in classes.values())
-
-
-def pair_logits(
-    judge: CrossEncoderJudge,
-    examples: Sequence[Example],
-    seed: int,
-    per_source: dict[str, int] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The judge's raw logit and the label of one pair per labelled example, its best
-    evidence window, as the judge reads it.
-
-    `per_source` caps the pairs of each source (`windows.build_pairs`; {}: 300 each,
-    None: no cap).
-    """
-    from grounding_lab import windows
-
-    def count_tokens(text: str) -> int:
-        return len(judge._tokenizer.tokenize(text))
-
-    if per_source is None:
-        per_source = {example.source: len(examples) for example in examples}
-    budget = judge.config.max_length - 67
-    pairs = windows.build_pairs(examples, count_tokens, budget, seed, per_source=per_source)
-    pairs = [p for p in pairs if p.kind == "original"]
-    logits = judge.logits([p.claim for p in pairs], [p.evidence for p in pairs])
-    return logits, np.array([p.label for p in pairs], dtype=np.float64)
-
-
 def pair_calibration(
     judge: CrossEncoderJudge,
     examples: Sequence[Example],
@@ -85,40 +67,9 @@ def pair_calibration(
 ) -> tuple[float, float, int]:
     """Temperature and bias (class-balanced) fitted on `pair_logits`; with the number of
     pairs."""
-    from grounding_lab.train_verifier import calibrate
-
     logits, labels = pair_logits(judge, examples, seed, per_source)
     temperature, bias = calibrate(logits, labels)
     return temperature, bias, len(labels)
-
-
-def engine_scores(
-    directory: Path, examples: Sequence[Example]
-) -> dict[str, tuple[list[int], list[float]]]:
-    """Per source, the labels and the engine's final scores (retrieval, windows and
-    penalties included: what a request meets) with the verifier in `directory`."""
-    from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, GroundingEngine
-    from grounding_lab.evaluation import predict
-
-    engine = GroundingEngine.default(f"verifier:{directory}")
-    groups: dict[str, tuple[list[int], list[float]]] = {}
-    for example in examples:
-        if example.label is None:
-            continue
-        prediction = predict(engine.check, example, DEFAULT_CITATION_THRESHOLD)
-        labels, scores = groups.setdefault(example.source, ([], []))
-        labels.append(example.label)
-        scores.append(prediction.score)
-    return groups
-
-
-def engine_optimum(directory: Path, examples: Sequence[Example]) -> float:
-    """The macro-optimal threshold (each source weighing the same) of the engine's final
-    scores with the verifier in `directory`: what `fit_threshold.bias_shift` moves to 0.6."""
-    from grounding_app.metrics import macro_best_threshold
-
-    best, _ = macro_best_threshold(list(engine_scores(directory, examples).values()))
-    return best
 
 
 def penalties(

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from grounding_lab.windows import TrainPair
+from grounding_app.verifiers.adapt.windows import TrainPair
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "grounding"
 
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     from grounding_app.engine import VERIFIER_DIR, load_tokenizer
     from grounding_app.formats.grounding_jsonl import read_examples
-    from grounding_lab import windows
+    from grounding_app.verifiers.adapt import windows
 
     args.out.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import random
 import sys
 import time
@@ -36,6 +35,7 @@ from grounding_app.engine import (
 )
 from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_app.metrics import best_threshold, binary_report, roc_auc
+from grounding_app.verifiers.adapt.calibrate import calibrate
 from grounding_lab.augment import Pair
 from grounding_lab.verifier_pairs import example_pairs, load_pairs
 
@@ -107,33 +107,6 @@ def predict_logits(model, tokenizer, pairs: Sequence[Pair], max_length: int) -> 
             out[rows] = logits.double().numpy()
     model.train()
     return out
-
-
-def balanced_weights(labels: np.ndarray) -> np.ndarray:
-    """Per-example weights under which each class weighs one half."""
-    return np.where(labels == 1, 0.5 / max(labels.sum(), 1), 0.5 / max((1 - labels).sum(), 1))
-
-
-def calibrate(
-    logits: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None
-) -> tuple[float, float]:
-    """Platt scaling p = sigmoid((z + b) / T), class-balanced, by a grid search.
-
-    `weights` replaces the class balance (labels may then be soft targets in [0, 1])."""
-    w = balanced_weights(labels) if weights is None else weights
-
-    def nll(t: float, b: float) -> float:
-        p = 1 / (1 + np.exp(-np.clip((logits + b) / t, -40, 40)))
-        p = np.clip(p, 1e-7, 1 - 1e-7)
-        return float(-(w * (labels * np.log(p) + (1 - labels) * np.log(1 - p))).sum())
-
-    best = (1.0, 0.0, nll(1.0, 0.0))
-    for t in np.exp(np.linspace(math.log(0.2), math.log(10), 60)):
-        for b in np.linspace(-6, 6, 61):
-            value = nll(float(t), float(b))
-            if value < best[2]:
-                best = (float(t), float(b), value)
-    return best[0], best[1]
 
 
 def dev_pairs(path: Path) -> list[Pair]:

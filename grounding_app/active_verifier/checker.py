@@ -106,6 +106,12 @@ class Checker:
         with self._lock:
             self._followed_at = float("-inf")
 
+    @classmethod
+    def of_verifier(cls, directory: Path) -> Checker:
+        """A checker of the verifier in `directory` alone, whatever is active: measuring a
+        candidate (an adaptation) before anyone chooses it."""
+        return cls(GroundingEngine.default(f"verifier:{directory}"))
+
     def engine(self) -> GroundingEngine:
         """The engine judging with the active verifier, loaded on first use."""
         if self._fixed is not None:

@@ -7,7 +7,7 @@ LABELS.jsonl is any file in the shared grounding schema: the labeling export, th
 export (reviewer verdicts; the model's own are skipped), the training files. Part of the
 labels is held back by document to calibrate the new verifier and to measure both; DIR
 gets the weights, verifier.json and a MODEL_CARD.md with the figures. Details in
-`grounding_lab/adapt_verifier.py` and docs/verifier.md ("Adapt to your labels").
+`grounding_app/verifiers/adapt/` and docs/verifier.md ("Adapt to your labels").
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from grounding_lab.adapt_verifier import DATA, AdaptError, Options, adapt
+from grounding_app.verifiers.adapt import DATA, AdaptError, Options, adapt, summary
 from grounding_lab.package_verifier import language_codes
 
 
@@ -97,14 +97,4 @@ class Command(BaseCommand):
             )
         except AdaptError as exc:
             raise CommandError(str(exc)) from exc
-        before, after = result.before, result.after
-        self.stdout.write(
-            f"{result.out}: held-back balanced accuracy at 0.6"
-            f" {before.balanced_accuracy:.3f} -> {after.balanced_accuracy:.3f}, ROC AUC"
-            f" {_auc(before.roc_auc)} -> {_auc(after.roc_auc)}"
-            f" ({result.seconds / 60:.1f} minutes); see {result.out / 'MODEL_CARD.md'}"
-        )
-
-
-def _auc(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+        self.stdout.write(summary(result))
