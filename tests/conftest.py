@@ -58,6 +58,6 @@ def check_with(monkeypatch: pytest.MonkeyPatch, respond: Callable[..., object]) 
     from grounding_app.active_verifier.checker import Checked, Checker
 
     def check(self: Checker, request: object) -> Checked:
-        return Checked(respond(request), None, ("en",), "verifier")  # type: ignore[arg-type]
+        return Checked(respond(request), None, ("en",), "verifier")
 
     monkeypatch.setattr(Checker, "check", check)

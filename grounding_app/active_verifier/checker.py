@@ -148,7 +148,7 @@ class Checker:
     def warm_up_in_background(self) -> None:
         """Start loading the engine in a daemon thread (at most once)."""
         with self._lock:
-            if self._loaded is not None or self._loader is not None or self._fixed:
+            if self._loaded is not None or self._loader is not None or self._fixed is not None:
                 return
             self._loader = threading.Thread(target=self._warm_up, name="engine-warm-up")
             self._loader.daemon = True
