@@ -11,6 +11,8 @@ COPY pyproject.toml ./
 COPY scripts/bootstrap scripts/bootstrap
 RUN mkdir grounding_app && touch grounding_app/__init__.py && scripts/bootstrap \
     && rm -rf grounding_app
+# The lab (grounding_lab/) comes along for its manage.py commands (package_verifier,
+# grounding_eval, ...); the web and worker processes never import it.
 COPY --chown=grounding:grounding . .
 RUN .venv/bin/pip install --no-deps -e . && mkdir -p var && chown grounding:grounding var \
     && touch .venv/.installed-base

@@ -1,7 +1,7 @@
 """Binary classification figures for grounding verdicts (label 1 = supported).
 
 Pure and small: the annotation agreement page and its charts use them on a request,
-evaluation and training (`grounding_app/lab/`) offline, so they belong to neither side.
+evaluation and training (`grounding_lab/`) offline, so they belong to neither side.
 """
 
 from __future__ import annotations

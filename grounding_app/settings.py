@@ -6,6 +6,7 @@ must never run on a key that sits in the repository.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -84,7 +85,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "grounding_app.api",
     "grounding_app.accounts",
-    "grounding_app.evaluation",
     "grounding_app.reviews",
     "grounding_app.annotations",
     "grounding_app.retention",
@@ -98,6 +98,11 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
 ]
+# The lab beside this package (grounding_lab: training, evaluation and benchmark
+# commands) is installed by name where it is present, so `manage.py grounding_eval` and
+# the other lab commands work in a checkout, and the app runs without it.
+if importlib.util.find_spec("grounding_lab") is not None:
+    INSTALLED_APPS.append("grounding_lab")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -16,12 +16,24 @@ FAKE_JUDGE_BIAS = -7.0
 
 
 @pytest.fixture
-def fake_engine(monkeypatch: pytest.MonkeyPatch) -> GroundingEngine:
-    """Make `engine.service.check` use a hashing encoder instead of loading the model."""
+def fake_engine() -> Iterator[GroundingEngine]:
+    """Make the process's checker use a hashing encoder instead of loading the model."""
+    from grounding_app.active_verifier.checker import Checker, serving
+
     encoder = HashingEncoder()
     engine = GroundingEngine(encoder, FeatureJudge(encoder, FAKE_JUDGE_WEIGHTS, FAKE_JUDGE_BIAS))
-    monkeypatch.setattr("grounding_app.engine.service._engine", engine)
-    return engine
+    with serving(Checker(engine)):
+        yield engine
+
+
+@pytest.fixture
+def fresh_checker() -> Iterator[object]:
+    """A new process checker: the real engine of the active verifier, loaded on first
+    use, and the checker before it put back afterwards."""
+    from grounding_app.active_verifier.checker import Checker, serving
+
+    with serving(Checker()) as fresh:
+        yield fresh
 
 
 @pytest.fixture
@@ -39,3 +51,13 @@ def make_user(db: None) -> Callable[..., object]:
         return user
 
     return make
+
+
+def check_with(monkeypatch: pytest.MonkeyPatch, respond: Callable[..., object]) -> None:
+    """Make every checker answer with `respond(request)`, naming no verifier."""
+    from grounding_app.active_verifier.checker import Checked, Checker
+
+    def check(self: Checker, request: object) -> Checked:
+        return Checked(respond(request), None, ("en",), "verifier")
+
+    monkeypatch.setattr(Checker, "check", check)

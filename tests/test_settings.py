@@ -83,3 +83,40 @@ def test_the_database_and_the_broker_are_readable_by_their_owner_only(tmp_path: 
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE t (x)")
         assert stat.S_IMODE((tmp_path / "db.sqlite3-wal").stat().st_mode) == 0o600
+
+
+# Without the lab beside it (an install of grounding_app alone): the app's settings load
+# and Django's checks pass, with no lab app installed. `ROOT` is left off the path and
+# the editable install's finder is dropped, so only a link to grounding_app is found.
+WITHOUT_LAB = """
+import os, sys
+root, alone = sys.argv[1], sys.argv[2]
+sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in repr(f)]
+sys.path[:] = [alone] + [p for p in sys.path if p not in ("", root) and os.path.isdir(p)]
+import django
+django.setup()
+from django.conf import settings
+from django.core.management import call_command
+call_command("check")
+print([app for app in settings.INSTALLED_APPS if app.startswith("grounding_lab")])
+"""
+
+
+@pytest.mark.parametrize("lab", [True, False], ids=["with the lab", "without it"])
+def test_the_app_runs_without_the_lab_and_lists_it_when_present(tmp_path: Path, lab: bool) -> None:
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "grounding_app").symlink_to(root / "grounding_app")
+    if lab:
+        (tmp_path / "grounding_lab").symlink_to(root / "grounding_lab")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "grounding_app.settings", "DJANGO_DEBUG": "1"}
+    env.pop("PYTHONPATH", None)
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LAB, str(root), str(tmp_path)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == ("['grounding_lab']" if lab else "[]")

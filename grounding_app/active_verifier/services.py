@@ -1,12 +1,10 @@
 """Which verifier judges now, and switching it, for every process without a restart.
 
-The choice is one database row (`models.ActiveVerifier`). Every process calls `follow()`
-before it checks (the API, a new review, a batch line, a labeling import): at most once
-per FOLLOW_SECONDS it reads the row and hands the directory to
-`engine.use_verifier`, which keeps the loaded engine when the directory is the same and
-drops it (to load the new one on the next check) when it is not. So a switch reaches
-every web and Celery worker within FOLLOW_SECONDS, and costs a request one indexed read
-at most every FOLLOW_SECONDS.
+The choice is one database row (`models.ActiveVerifier`). Every process checks through
+its `checker.Checker`, which reads the row at most once per FOLLOW_SECONDS and loads the
+named directory's engine when it changes. So a switch reaches every web and Celery
+worker within FOLLOW_SECONDS, and costs a request one indexed read at most every
+FOLLOW_SECONDS.
 
 The verifiers an admin may choose are found on disk (`on_disk`): the bundled one, the
 configured GROUNDING_VERIFIER_DIR and every directory holding a verifier.json under
@@ -19,8 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,50 +26,26 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from grounding_app.active_verifier.checker import (
+    active_directory,
+    checker,
+    configured_directory,
+)
 from grounding_app.active_verifier.models import ActiveVerifier, VerifierSwitch
-from grounding_app.engine import VERIFIER_DIR, CrossEncoderJudge, use_verifier
+from grounding_app.engine import (
+    FEATURE_JUDGE,
+    FEATURE_JUDGE_LANGUAGES,
+    VERIFIER_DIR,
+    CrossEncoderJudge,
+)
+from grounding_app.rendering.languages import JudgeInfo
 
-FOLLOW_SECONDS = 2.0
 # The engine's order (engine/verifier/model.py): the first of these a directory holds.
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
-
-_lock = threading.Lock()
-_followed_at = float("-inf")
 
 
 class SwitchError(ValueError):
     """The directory cannot be made the verifier; nothing was changed."""
-
-
-def configured_directory() -> Path:
-    """The verifier a process starts with: GROUNDING_VERIFIER_DIR (the bundled default)."""
-    return Path(settings.GROUNDING_VERIFIER_DIR)
-
-
-def active_directory() -> Path:
-    """The directory the database names, else the configured one."""
-    chosen = ActiveVerifier.objects.filter(pk=ActiveVerifier.SINGLETON).first()
-    return Path(chosen.directory) if chosen and chosen.directory else configured_directory()
-
-
-def follow(now: float | None = None) -> None:
-    """Make this process's engine use the active verifier; reads the database at most
-    once per FOLLOW_SECONDS."""
-    global _followed_at
-    now = time.monotonic() if now is None else now
-    if now - _followed_at < FOLLOW_SECONDS:
-        return
-    directory = active_directory()
-    with _lock:
-        use_verifier(directory)
-        _followed_at = now
-
-
-def forget_followed() -> None:
-    """The next `follow()` reads the database (after a switch here, and in tests)."""
-    global _followed_at
-    with _lock:
-        _followed_at = float("-inf")
 
 
 # --- what is on disk ---------------------------------------------------------------
@@ -169,6 +142,20 @@ def find(key: str) -> OnDisk | None:
     return next((entry for entry in on_disk() if entry.key == key), None)
 
 
+def judge_info(verifier_id: str, checked_by: Iterable[str | None] = ()) -> JudgeInfo:
+    """How a page labels the claims a stored check left to word matching, from what the
+    check stored (never the engine loaded now): the languages of the verifier it names
+    (found on disk by its id), or the feature judge's where its claims say it judged;
+    unknown otherwise."""
+    if verifier_id:
+        for entry in on_disk():
+            if entry.verifier_id == verifier_id:
+                return JudgeInfo(entry.languages)
+    elif FEATURE_JUDGE in set(checked_by):
+        return JudgeInfo(FEATURE_JUDGE_LANGUAGES, "feature judge")
+    return JudgeInfo()
+
+
 def active() -> OnDisk:
     """The verifier the database names (or the configured one), described."""
     directory = active_directory()
@@ -208,6 +195,5 @@ def switch(user: Any, entry: OnDisk) -> VerifierSwitch:
             from_directory=str(before),
             to_directory=str(entry.directory),
         )
-    forget_followed()
-    follow()
+    checker().forget_followed()
     return record

@@ -21,7 +21,7 @@ from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role
-from grounding_app.active_verifier.services import follow
+from grounding_app.active_verifier.checker import checker
 from grounding_app.annotations.models import (
     Assignment,
     ClaimLabel,
@@ -158,8 +158,7 @@ def checked_items(raw: str | bytes) -> list[CheckedItem]:
     Raises `importing.ImportProblems` naming every bad line.
     """
     sources = parse_jsonl(raw)
-    follow()
-    return [check_item(source) for source in sources]
+    return [check_item(source, checker().respond) for source in sources]
 
 
 def import_jsonl(project: LabelingProject, raw: str | bytes) -> list[Item]:
@@ -192,8 +191,7 @@ def send_review(project: LabelingProject, review: Review) -> Item:
     """Copy a saved review into a project; raises LabelingError if it is already there."""
     if Item.objects.filter(project=project, review=review).exists():
         raise LabelingError(f"This review is already in “{project.name}”.")
-    follow()
-    checked = check_item(review_source(review))
+    checked = check_item(review_source(review), checker().respond)
     try:
         return add_items(project, [checked], review=review)[0]
     except IntegrityError as exc:  # sent twice at once: the constraint keeps one

@@ -10,9 +10,9 @@ class ApiConfig(AppConfig):
     verbose_name = "Check-grounding API"
 
     def ready(self) -> None:
-        from grounding_app.engine import use_verifier, warm_up_in_background
+        from grounding_app.active_verifier.checker import checker
 
-        # Every process (web, batch worker, command) judges with the configured verifier.
-        use_verifier(settings.GROUNDING_VERIFIER_DIR)
+        # Every process judges with the active verifier (the configured one until the
+        # Verifier page names another), loaded here or on the first check.
         if settings.GROUNDING_PRELOAD:
-            warm_up_in_background()
+            checker().warm_up_in_background()

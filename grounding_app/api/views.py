@@ -16,8 +16,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from grounding_app import engine
-from grounding_app.active_verifier.services import follow
+from grounding_app.active_verifier.checker import checker
 from grounding_app.api import errors
 from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
@@ -60,18 +59,16 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
         check_request = parse_check_request(decode_json_body(body))
     except FormatError as exc:
         return error_response(400, str(exc), errors.INVALID_ARGUMENT)
-    follow()  # the verifier chosen on the Verifier page, in every worker
-    try:
-        result = engine.check(check_request)
+    try:  # with the verifier chosen on the Verifier page, in every worker
+        checked = checker().check(check_request)
     except Exception:
         logger.exception("grounding check failed")
         return error_response(500, "Internal error while checking grounding.", errors.INTERNAL)
-    data = response_to_json(result)
+    data = response_to_json(checked.response)
     # Our extension, beside the claims' `checkedBy`: which verifier judged (name and
     # weights' hash), so a verdict can be traced to the model that gave it.
-    verifier = engine.verifier_id()
-    if verifier is not None:
-        data["verifier"] = verifier
+    if checked.verifier is not None:
+        data["verifier"] = checked.verifier
     return JsonResponse(data)
 
 
@@ -83,8 +80,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
 def readyz(request: HttpRequest) -> JsonResponse:
     """Readiness: 503 until the engine has loaded (the first probe starts the load), and
     while the database cannot be written, which reads alone would never notice."""
-    engine.warm_up_in_background()
-    if not engine.is_ready():
+    checker().warm_up_in_background()
+    if not checker().is_ready():
         return error_response(503, "The grounding engine is still loading.", errors.UNAVAILABLE)
     if not database_writable():
         return error_response(503, "The database cannot be written to.", errors.UNAVAILABLE)
@@ -94,7 +91,7 @@ def readyz(request: HttpRequest) -> JsonResponse:
 def metrics(request: HttpRequest) -> HttpResponse:
     """This process's counters in Prometheus' text format: the cache of fact encodings
     (each worker process has its own; zeros until the engine has loaded)."""
-    counts = engine.fact_cache_counts()
+    counts = checker().fact_cache_counts()
     hits, misses, size = (counts.hits, counts.misses, counts.size) if counts else (0, 0, 0)
     lines = [
         "# HELP grounding_fact_encoding_cache_hits_total Fact passages whose encoding was kept.",

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from grounding_app import engine
+from grounding_app.active_verifier.checker import checker
 from grounding_app.common.importing import ItemSource, validated
 from grounding_app.common.importing import parse_line as parse_item
 from grounding_app.common.serialize import grounded_to_json
@@ -326,7 +326,7 @@ def check(
     has no text, a claim the others do not support gets no verdict, and the answer no
     score. With a source policy, the cited sources it excludes are counted."""
     request = request_for(item, citation_threshold)
-    grounded = grounded_from_check(request, (run or engine.check)(request))
+    grounded = grounded_from_check(request, (run or checker().respond)(request))
     if item.meta.get("facts_without_text") and any(
         s.verdict == "unsupported" for c in grounded.candidates for s in c.segments
     ):

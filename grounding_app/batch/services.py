@@ -33,8 +33,7 @@ from django.db import transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
-from grounding_app import engine
-from grounding_app.active_verifier.services import follow
+from grounding_app.active_verifier.checker import Checked, checker
 from grounding_app.batch.lines import (
     Check,
     FileError,
@@ -47,7 +46,14 @@ from grounding_app.batch.lines import (
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine, BatchUpload
 from grounding_app.common.importing import ItemSource
 from grounding_app.common.serialize import grounded_from_json
-from grounding_app.engine import CHECKED_BY, FEATURE_JUDGE, VERIFIER, WORD_MATCHING
+from grounding_app.engine import (
+    CHECKED_BY,
+    FEATURE_JUDGE,
+    VERIFIER,
+    WORD_MATCHING,
+    CheckRequest,
+    CheckResponse,
+)
 from grounding_app.formats.grounded import Problem
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
@@ -352,12 +358,16 @@ def _queued_timeout() -> timedelta:
 
 def _outcome(raw: str, number: int, job: BatchJob, run: Check | None) -> dict[str, Any]:
     """The fields a line's row gets once it has been checked (or has failed); a line
-    checked by the engine names its verifier (the one active now, see `follow`)."""
+    checked by the process's checker names the verifier that judged it."""
+    judged: list[Checked] = []
+
+    def judge(request: CheckRequest) -> CheckResponse:
+        judged.append(checker().check(request))
+        return judged[-1].response
+
     try:
         item = parse(raw, number).item
-        if run is None:
-            follow()
-        outcome = check(item, job.citation_threshold, run, job.source_policy)
+        outcome = check(item, job.citation_threshold, run or judge, job.source_policy)
     except LineError as exc:
         return {"state": BatchLine.State.FAILED, "error": str(exc)}
     except Exception:
@@ -372,7 +382,7 @@ def _outcome(raw: str, number: int, job: BatchJob, run: Check | None) -> dict[st
         "unsupported_count": outcome.unsupported_count,
         "excluded_cited": outcome.excluded_cited,
         "judged_by": outcome.judged_by,
-        "verifier": (engine.verifier_id() or "") if run is None else "",
+        "verifier": (judged[-1].verifier or "") if judged else "",
     }
 
 

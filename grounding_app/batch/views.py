@@ -17,12 +17,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRefresh
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, role_required
+from grounding_app.active_verifier.services import judge_info
 from grounding_app.batch import exports, services
 from grounding_app.batch.charts import histogram_svg
 from grounding_app.batch.forms import BatchUploadForm
 from grounding_app.batch.models import BatchJob, BatchLine
 from grounding_app.htmx import HtmxHttpRequest
-from grounding_app.rendering.languages import JudgeInfo, word_matching_reason
+from grounding_app.rendering.languages import word_matching_reason
 
 reviewers = role_required(REVIEWER, ADMIN)
 
@@ -83,8 +84,8 @@ def _results_context(job: BatchJob, by: str | None) -> dict[str, object]:
     keys = services.group_keys(job)
     default = "source" if "source" in keys else "format"
     key = by if by in keys else default
-    judge = JudgeInfo.current()
     judges, matched = services.judge_counts(job)
+    judge = judge_info(job.verifier, (count.checked_by for count in judges))
     return {
         "judges": judges,
         # Why word matching judged some claims, once for the counts above it.

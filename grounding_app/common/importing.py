@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from grounding_app import engine
 from grounding_app.engine import CheckRequest, CheckResponse, Fact
 from grounding_app.formats.check_grounding import (
     FormatError,
@@ -219,7 +218,7 @@ def parse_jsonl(raw: str | bytes) -> list[ItemSource]:
     return items
 
 
-def check_item(source: ItemSource, check: Check | None = None) -> CheckedItem:
+def check_item(source: ItemSource, check: Check) -> CheckedItem:
     """Run the engine on one item and keep its verdict, score and cited facts per claim.
 
     Facts without text (`meta["facts_without_text"]`) are left out of the engine's
@@ -232,7 +231,7 @@ def check_item(source: ItemSource, check: Check | None = None) -> CheckedItem:
         tuple(source.facts[i] for i in readable),
         enable_claim_level_score=True,
     )
-    response = (check or engine.check)(request)
+    response = check(request)
     candidate = grounded_from_check(request, response).candidates[0]
     claims = []
     for i, segment in enumerate(candidate.segments):

@@ -37,21 +37,11 @@ from grounding_app.engine.offsets import (
 )
 from grounding_app.engine.pipeline import GroundingEngine, is_bookkeeping, parse_judge
 from grounding_app.engine.retrieval import split_fact
-from grounding_app.engine.service import (
-    check,
-    default_engine,
-    fact_cache_counts,
-    is_ready,
-    judge_name,
-    set_default_engine,
-    use_verifier,
-    verifier_id,
-    warm_up_in_background,
-)
 from grounding_app.engine.types import (
     CHECKED_BY,
     DEFAULT_CITATION_THRESHOLD,
     FEATURE_JUDGE,
+    FEATURE_JUDGE_LANGUAGES,
     MAX_ANSWER_TOKENS,
     MAX_FACT_CHARS,
     MAX_FACTS,
@@ -66,7 +56,7 @@ from grounding_app.engine.types import (
 )
 from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 
-# The verifier's training surface, for `lab/`. Its MAX_LENGTH is renamed: beside the
+# The verifier's training surface, for `grounding_lab/`. Its MAX_LENGTH is renamed: beside the
 # request limits above, a bare MAX_LENGTH would read as one of them.
 from grounding_app.engine.verifier.model import MAX_LENGTH as VERIFIER_MAX_LENGTH
 from grounding_app.engine.verifier.model import (
@@ -81,7 +71,7 @@ from grounding_app.engine.verifier.model import (
     supported_log_odds,
 )
 
-# The word-matching judge's features, for `lab/fit_word_match.py`; renamed beside the
+# The word-matching judge's features, for `grounding_lab/fit_word_match.py`; renamed beside the
 # feature judge's FEATURE_NAMES.
 from grounding_app.engine.word_match import FEATURE_NAMES as WORD_MATCH_FEATURES
 from grounding_app.engine.word_match import WORD_MATCH_WEIGHTS, WordMatchJudge
@@ -92,6 +82,7 @@ __all__ = [
     "CHECKED_BY",
     "DEFAULT_CITATION_THRESHOLD",
     "FEATURE_JUDGE",
+    "FEATURE_JUDGE_LANGUAGES",
     "FEATURE_JUDGE_WEIGHTS",
     "FEATURE_NAMES",
     "MAX_ANSWER_TOKENS",
@@ -125,20 +116,15 @@ __all__ = [
     "build_model",
     "byte_prefix",
     "char_index",
-    "check",
     "claim_text",
     "clear_text_caches",
     "content_stems",
     "count_tokens",
-    "default_engine",
     "encode_pairs",
     "entailment_index",
-    "fact_cache_counts",
     "find_lone_surrogate",
     "identify",
     "is_bookkeeping",
-    "is_ready",
-    "judge_name",
     "language_name",
     "load_model",
     "load_tokenizer",
@@ -147,16 +133,12 @@ __all__ = [
     "parse_judge",
     "profile",
     "refers_back",
-    "set_default_engine",
     "slice_bytes",
     "split_claims",
     "split_fact",
     "split_sentences",
     "supported_log_odds",
     "unsupported_spans",
-    "use_verifier",
     "utf8_len",
-    "verifier_id",
-    "warm_up_in_background",
     "word_match_features",
 ]

@@ -4,9 +4,10 @@ Each evidence option a claim is read against yields the verifier's logit, the ze
 feature judge's logit, the word-matching judge's logit, which kinds of check fired
 (contradiction, role, hedge) and what the verifier's own penalties count (a number the
 evidence lacks, names it lacks: the verifier's logit has them subtracted already, so
-their weights here adjust those penalties). A logistic model over them (`lab/fit_aggregator.py`,
-fitted on `train.jsonl`, its bias set on `dev_realistic`'s select half so that the
-default threshold is the macro optimum) gives the option's probability of support. Without
+their weights here adjust those penalties). A logistic model over them
+(`grounding_lab/fit_aggregator.py`, fitted on `train.jsonl`, its bias set on
+`dev_realistic`'s select half so that the default threshold is the macro optimum) gives
+the option's probability of support. Without
 a fitted file the engine keeps the verifier's score with the checks' fixed penalties.
 None ships: the fit on fit_unseen's fit half (`fit_aggregator fit-runs`) wins on its
 report half but lowers dev_realistic's (docs/checks.md has the figures).

@@ -66,6 +66,7 @@ from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.roles import proper_names
 from grounding_app.engine.types import (
     FEATURE_JUDGE,
+    FEATURE_JUDGE_LANGUAGES,
     VERIFIER,
     WORD_MATCHING,
     CheckRequest,
@@ -357,6 +358,12 @@ class GroundingEngine:
         self.recorder: Callable[[int, tuple[float, ...]], None] | None = None
         self._feature_judge: FeatureJudge | None = None
 
+    @property
+    def verifier_id(self) -> str | None:
+        """Which verifier judges ("name@sha256:<12 hex>"); None when the judge is not one."""
+        judged_by = getattr(self.judge, "verifier_id", None)
+        return judged_by if isinstance(judged_by, str) else None
+
     @classmethod
     def default(cls, judge: str = "verifier") -> GroundingEngine:
         """The bundled encoder with the trained verifier, or the zero-shot feature judge.
@@ -389,7 +396,7 @@ class GroundingEngine:
                 aggregator=aggregator,
             )
         encoder = MiniLMEncoder()
-        return cls(encoder, FeatureJudge.from_file(encoder))
+        return cls(encoder, FeatureJudge.from_file(encoder), languages=FEATURE_JUDGE_LANGUAGES)
 
     def check(self, request: CheckRequest) -> CheckResponse:
         sentences = split_claims(request.answer)

@@ -17,6 +17,8 @@ VERIFIER = "verifier"
 FEATURE_JUDGE = "feature_judge"
 WORD_MATCHING = "word_matching"
 CHECKED_BY = (VERIFIER, FEATURE_JUDGE, WORD_MATCHING)
+# The feature judge's weights were fitted on English pairs: the languages it reads.
+FEATURE_JUDGE_LANGUAGES = ("en",)
 # Why a piece of a Markdown answer is no claim at all (`claims.split_claims`): a table's
 # header row or its rule row (`|---|:---:|`), or code (a fenced or indented block). Such
 # pieces keep their span, so the claims still cover the answer, but are never checked.

@@ -5,7 +5,7 @@ Hebrew are noise (balanced accuracy 0.52 on dev_hebrew). What carries across lan
 is plainer: how many of the claim's words the evidence has (in the language profile's
 word forms), whether its character 4-grams recur, whether it has a number or a negation
 the evidence lacks. A logistic model over those features is fitted on English training
-pairs (`lab/fit_word_match.py`) and applied through each language's profile; a
+pairs (`grounding_lab/fit_word_match.py`) and applied through each language's profile; a
 language's own offset (`biases`) is chosen on that language's dev half, so that the
 default threshold is its best. Responses say which claims it judged.
 """
@@ -108,7 +108,7 @@ class WordMatchJudge:
     biases: dict[str, float] = field(default_factory=dict)  # per language, replaces `bias`
     # Checks that sink a claim beyond what the English fit weighs them: a number the
     # evidence lacks (SPEC: only partly true), a negation only the claim has. Chosen on a
-    # dev half (`lab/fit_word_match.py`), in logits, by feature name.
+    # dev half (`grounding_lab/fit_word_match.py`), in logits, by feature name.
     penalties: dict[str, float] = field(default_factory=dict)
 
     @classmethod

@@ -1,7 +1,7 @@
 """Labelled grounding examples in the `shared/data/grounding` JSONL schema.
 
 A file format like the others here: annotation imports read it on a request, and the
-offline tools (`grounding_app/lab/`) read the training and dev files with it.
+offline tools (`grounding_lab/`) read the training and dev files with it.
 """
 
 from __future__ import annotations

@@ -194,7 +194,7 @@ def render_answer(
     """`markdown`: True renders Markdown, False the plain text, None decides per part.
     `judge`: what the engine's model reads, for the word-matching sentences (by default
     the live engine's, if it is loaded; see `languages.py`)."""
-    judge = judge or JudgeInfo.current()
+    judge = judge or JudgeInfo()
     return tuple(render_candidate(c, i, markdown, judge) for i, c in enumerate(grounded.candidates))
 
 
@@ -261,7 +261,7 @@ def _word_spans(
 def render_candidate(
     candidate: Candidate, index: int, markdown: bool | None = False, judge: JudgeInfo | None = None
 ) -> RenderedCandidate:
-    judge = judge or JudgeInfo.current()
+    judge = judge or JudgeInfo()
     prefix = f"c{index}-"
     problems = list(candidate.problems)
     source_anchors = [f"{prefix}src-{n + 1}" for n in range(len(candidate.sources))]

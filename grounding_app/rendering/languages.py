@@ -5,13 +5,11 @@ bundled verifier: English); a claim in any other language (Hebrew, Chinese, ...)
 judged by word matching, a lexical judge whose verdicts are weaker. A page must say so
 wherever such a verdict is shown, in text (never colour alone).
 
-The sentence names the languages the engine's model reads, taken from the live engine,
-but only when it is already loaded (`engine.is_ready()`): loading it takes seconds, and
-rendering a page must never be what triggers that. Before it is loaded the sentence
-says only what is true of every word-matched claim by definition ("the verifier does
-not read Hebrew"). The live engine, not one stored with the review, is asked because
-the stored result keeps what judged each claim but not the model's languages; where a
-newer model now reads the claim's language, the sentence says a re-check would use it.
+The sentence names the languages read by the verifier that judged, as the stored
+review, batch job or labeling item names it (`active_verifier.services.judge_info`
+finds its languages on disk), never the engine loaded now. When that verifier is
+unknown the sentence says only what is true of every word-matched claim by definition
+("the verifier does not read Hebrew").
 """
 
 from __future__ import annotations
@@ -27,19 +25,10 @@ SHORT = "word matching"  # the visible mark's words, after the language's name
 
 @dataclass(frozen=True)
 class JudgeInfo:
-    """What the engine's model reads: `languages` is None while the engine is not loaded."""
+    """What the judging model reads: `languages` is None when that model is unknown."""
 
     languages: tuple[str, ...] | None = None
     name: str = "verifier"
-
-    @classmethod
-    def current(cls) -> JudgeInfo:
-        """The live engine's model, if loaded; never loads it (see the module docstring)."""
-        if not engine.is_ready():
-            return cls()
-        live = engine.default_engine()
-        name = "feature judge" if live.judge_kind == engine.FEATURE_JUDGE else "verifier"
-        return cls(tuple(live.languages), name)
 
     def note(self, language: str | None) -> str:
         """The full sentence for one word-matched claim, e.g. "Hebrew: checked by word

@@ -29,6 +29,7 @@ from typing import Literal
 
 from django.core.cache import cache
 
+from grounding_app.active_verifier.checker import checker, judge_name
 from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import (
     DEFAULT_CITATION_THRESHOLD,
@@ -38,11 +39,9 @@ from grounding_app.engine import (
     CheckResponse,
     Fact,
     OffsetError,
-    judge_name,
     slice_bytes,
     utf8_len,
 )
-from grounding_app.engine import check as engine_check
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment
 from grounding_app.reviews.models import Review
 
@@ -204,7 +203,7 @@ def second_opinion(
         return ()
     who = "Gemini" if grounded.format == "gemini" else "Agent"
     known = {} if scores is None else scores
-    run = check or engine_check
+    run = check or checker().respond
     return tuple(
         CandidateOpinion(
             c,
@@ -224,7 +223,7 @@ def applies(review: Review) -> bool:
 
 
 def _key(review: Review) -> str:
-    return f"second-opinion:v1:{review.public_id}:{judge_name()}"
+    return f"second-opinion:v1:{review.public_id}:{judge_name(checker().directory())}"
 
 
 def _cached_scores(review: Review) -> dict[str, float | None]:

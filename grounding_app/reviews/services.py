@@ -15,9 +15,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from grounding_app import engine
 from grounding_app.accounts.roles import ADMIN, has_role
-from grounding_app.active_verifier.services import follow
+from grounding_app.active_verifier.checker import checker
+from grounding_app.active_verifier.services import judge_info
 from grounding_app.common.importing import from_grounded, grounded_meta
 from grounding_app.common.serialize import grounded_from_json, grounded_to_json
 from grounding_app.engine import (
@@ -130,7 +130,7 @@ def with_unsupported_words(
         claims = [
             ClaimToExplain(candidate.segments[i].text, candidate.segments[i].start) for i in targets
         ]
-        spans = engine.default_engine().explain(claims, facts, REFINE_BUDGET if refine else 0)
+        spans = checker().engine().explain(claims, facts, REFINE_BUDGET if refine else 0)
         segments = list(candidate.segments)
         for i, found in zip(targets, spans, strict=True):
             segments[i] = replace(segments[i], unsupported=found)
@@ -148,12 +148,11 @@ def check_and_save(
 ) -> Review:
     """Run our engine (with the verifier active now) on `request` and save the outcome as
     a new review that names the verifier."""
-    follow()
-    response = engine.check(request)
-    verifier = engine.verifier_id() or ""
+    checked = checker().check(request)
+    verifier = checked.verifier or ""
     return save_review(
         user,
-        with_unsupported_words(grounded_from_check(request, response), request),
+        with_unsupported_words(grounded_from_check(request, checked.response), request),
         source_format=source_format,
         request=request,
         raw_payload=raw_payload,
@@ -252,7 +251,9 @@ def engine_check(user: Any, review: Review) -> Review:
 
 def rendered(review: Review, markdown: bool | None = None) -> tuple[RenderedCandidate, ...]:
     """`markdown`: None renders Markdown where the answer has some (see rendering)."""
-    return render_answer(grounded_from_json(review.result), markdown)
+    grounded = grounded_from_json(review.result)
+    judged = (s.checked_by for c in grounded.candidates for s in c.segments)
+    return render_answer(grounded, markdown, judge_info(review.verifier, judged))
 
 
 def suggestion_html(review: Review, candidate: int, number: int) -> str | None:

@@ -3,17 +3,14 @@ project's labels (a Celery job), and read a verifier's figures.
 
 An adaptation is a row (`AdaptJob`) and one Celery message. The worker exports the
 project's labels in the training schema (`annotations.exports.grounding_lines`) and
-runs `manage.py adapt_verifier` on them through `call_command`, into
-GROUNDING_VERIFIERS_ROOT/<name>, starting from the verifier active when the job was
-asked for. Request code never imports `grounding_app.lab` (tests/test_architecture.py):
-the command is looked up by name in the worker, as a person would run it, and its
-progress callback (a stealth option, not on the command line) and its output are
-written to the row, which the page polls.
+calls `adapt.adapt` on them (the package under this app; the lab's `manage.py
+adapt_verifier` calls it too), into GROUNDING_VERIFIERS_ROOT/<name>, starting from the
+verifier active when the job was asked for. Its progress and its lines are written to
+the row, which the page polls.
 """
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 import tempfile
@@ -22,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.core.management import CommandError, call_command
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -33,6 +29,7 @@ from grounding_app.annotations.exports import grounding_lines
 from grounding_app.annotations.models import LabelingProject
 from grounding_app.metrics import ReliabilityBin
 from grounding_app.rendering.charts import reliability_svg
+from grounding_app.verifiers.adapt import AdaptError, Options, adapt, summary
 from grounding_app.verifiers.models import AdaptJob
 
 logger = logging.getLogger(__name__)
@@ -118,12 +115,11 @@ def recent_jobs() -> QuerySet[AdaptJob]:
 # --- in the worker -----------------------------------------------------------------
 
 
-class _Recorder(io.TextIOBase):
-    """adapt_verifier's output and progress callback, written onto the job's row: each
+class _Recorder:
+    """The adaptation's lines and progress callback, written onto the job's row: each
     line at once, progress within a phase at most every SAVE_EVERY seconds."""
 
     def __init__(self, job_id: int) -> None:
-        super().__init__()
         self.job_id = job_id
         self.phase = ""
         self.saved_at = float("-inf")
@@ -134,10 +130,9 @@ class _Recorder(io.TextIOBase):
         )
         self.saved_at = time.monotonic()
 
-    def write(self, text: str) -> int:
+    def say(self, text: str) -> None:
         if line := text.strip():
             self._save(last_line=line[-2000:])
-        return len(text)
 
     def progress(self, phase: str, fraction: float) -> None:
         if phase != self.phase or time.monotonic() - self.saved_at >= SAVE_EVERY:
@@ -174,21 +169,23 @@ def run(job_id: int) -> None:
                     handle.write(line)
                     count += 1
             AdaptJob.objects.filter(pk=job_id).update(labels=count)
-            call_command(
-                "adapt_verifier",
-                str(labels),
-                # Keyword options skip the parser: given as the types it would make.
-                out=Path(job.directory),
-                start=Path(job.start_directory),
+            chosen = Options(
                 name=job.name,
                 epochs=options.get("epochs", 1.0),
                 replay=options.get("replay"),
                 max_minutes=options.get("max_minutes"),
                 hold_out=options.get("hold_out", 0.2),
-                progress=recorder.progress,
-                stdout=recorder,
             )
-    except CommandError as exc:  # the labels or options refused, before anything is written
+            result = adapt(
+                labels,
+                Path(job.directory),
+                Path(job.start_directory),
+                chosen,
+                recorder.say,
+                recorder.progress,
+            )
+            recorder.say(summary(result))
+    except AdaptError as exc:  # the labels or options refused, before anything is written
         _finish(job_id, AdaptJob.Status.FAILED, error=str(exc))
         return
     except ImportError as exc:

@@ -19,6 +19,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from grounding_app.accounts.roles import ADMIN, role_required
 from grounding_app.active_verifier import services as active_verifier
+from grounding_app.active_verifier.checker import FOLLOW_SECONDS
 from grounding_app.active_verifier.models import ActiveVerifier, VerifierSwitch
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.rendering.markdown import render_markdown
@@ -50,7 +51,7 @@ def _page(request: HttpRequest, form: AdaptForm | None = None, status: int = 200
         "switches": VerifierSwitch.objects.select_related("changed_by")[:SWITCHES_SHOWN],
         "form": form or AdaptForm(),
         "root": active_verifier.verifiers_root(),
-        "follow_seconds": active_verifier.FOLLOW_SECONDS,
+        "follow_seconds": FOLLOW_SECONDS,
         **_jobs_context(),
     }
     return render(request, "verifiers/page.html", context, status=status)
@@ -78,7 +79,7 @@ def switch(request: HttpRequest) -> HttpResponse:
     messages.success(
         request,
         f"{record.to_verifier} judges now; every worker follows within"
-        f" {active_verifier.FOLLOW_SECONDS:g} seconds, without a restart.",
+        f" {FOLLOW_SECONDS:g} seconds, without a restart.",
     )
     return redirect("verifiers:page")
 

@@ -62,7 +62,7 @@ def test_web_search_claims_are_not_checkable_not_unsupported(
 def test_sources_with_text_keep_the_engine_verdict(fake_engine: Any) -> None:
     (source,) = parse_jsonl(line("gemini_retrieved_context.json"))
     assert "facts_without_text" not in source.meta
-    checked = check_item(source)
+    checked = check_item(source, fake_engine.check)
     assert NOT_CHECKABLE not in {c.verdict for c in checked.claims}
     assert all(c.score is not None for c in checked.claims if c.check_required)
 

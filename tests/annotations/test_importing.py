@@ -81,7 +81,7 @@ def test_bom_is_ignored() -> None:
 def test_engine_claims_have_utf8_byte_spans(fake_engine: GroundingEngine) -> None:
     answer = "Here is what I found. ירושלים היא בירת ישראל. Pizza 🍕 was born in Naples."
     source = importing.ItemSource(answer, (importing.Fact("Pizza was born in Naples."),))
-    checked = check_item(source)
+    checked = check_item(source, fake_engine.check)
     assert [c.text for c in checked.claims] == [
         "Here is what I found.",
         "ירושלים היא בירת ישראל.",
@@ -100,7 +100,7 @@ def test_model_cites_fact_indices(fake_engine: GroundingEngine) -> None:
     facts = tuple(importing.Fact(f["text"], f["attributes"]) for f in FILM_FACTS)
     # A sentence of fact 0 itself: the fake judge's verdict must not hinge on fact 1.
     answer = "Titanic is a 1997 American epic romantic disaster movie."
-    checked = check_item(importing.ItemSource(answer, facts))
+    checked = check_item(importing.ItemSource(answer, facts), fake_engine.check)
     (claim,) = checked.claims
     assert claim.verdict == "supported"
     assert 0 in claim.cited_facts and set(claim.cited_facts) <= {0, 1}

@@ -10,9 +10,10 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from grounding_app import engine
+from grounding_app.active_verifier.checker import Checker
 from grounding_app.api.models import ApiKey
 from grounding_app.engine import CheckRequest, CheckResponse, CitedChunk, Claim
+from tests.conftest import check_with
 
 URL = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"
 BODY = {
@@ -36,7 +37,7 @@ def seen(monkeypatch) -> list[CheckRequest]:
             support_score=0.9,
         )
 
-    monkeypatch.setattr(engine, "check", fake_check)
+    check_with(monkeypatch, fake_check)
     return requests
 
 
@@ -192,7 +193,7 @@ def test_500_engine_failure(client, key, monkeypatch):
     def broken(request: CheckRequest) -> CheckResponse:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(engine, "check", broken)
+    check_with(monkeypatch, broken)
     assert_error(post(client, key=key), 500, "INTERNAL")
 
 
@@ -205,8 +206,8 @@ def test_healthz(client):
 def test_readyz_503_then_200(client, monkeypatch):
     warm_ups: list[bool] = []
     ready = False
-    monkeypatch.setattr(engine, "warm_up_in_background", lambda: warm_ups.append(True))
-    monkeypatch.setattr(engine, "is_ready", lambda: ready)
+    monkeypatch.setattr(Checker, "warm_up_in_background", lambda self: warm_ups.append(True))
+    monkeypatch.setattr(Checker, "is_ready", lambda self: ready)
     assert_error(client.get("/readyz"), 503, "UNAVAILABLE")
     ready = True
     response = client.get("/readyz")

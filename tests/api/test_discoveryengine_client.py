@@ -16,7 +16,6 @@ import pytest
 from google.api_core import exceptions
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_app import engine
 from grounding_app.api.models import ApiKey
 from grounding_app.engine import (
     VERIFIER,
@@ -28,6 +27,7 @@ from grounding_app.engine import (
     split_claims,
 )
 from grounding_app.formats.check_grounding import response_to_json
+from tests.conftest import check_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -112,7 +112,7 @@ def test_transport_round_trip_with_a_fake_engine(client, monkeypatch):
             support_score=0.5,
         )
 
-    monkeypatch.setattr(engine, "check", fake_check)
+    check_with(monkeypatch, fake_check)
     response = check(
         client,
         answer_candidate=ANSWER,
@@ -235,7 +235,7 @@ def test_the_official_client_parses_our_extensions(client, monkeypatch):
             support_score=0.5,
         )
 
-    monkeypatch.setattr(engine, "check", fake_check)
+    check_with(monkeypatch, fake_check)
     seen = []
     original = response_to_json
 
@@ -283,7 +283,7 @@ def test_the_official_client_parses_why_structure_is_no_claim(client, monkeypatc
         chunks = (CitedChunk("Titanic is a 1997 film.", 0, {}),)
         return CheckResponse(claims=claims, cited_chunks=chunks, support_score=1.0)
 
-    monkeypatch.setattr(engine, "check", fake_check)
+    check_with(monkeypatch, fake_check)
     response = check(client, answer_candidate=answer, facts=FILM_FACTS)
     assert [(c.claim_text, c.grounding_check_required) for c in response.claims] == [
         ("| Film | Year |", False),

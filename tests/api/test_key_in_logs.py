@@ -16,9 +16,9 @@ from django.test import Client
 from gunicorn.config import Config
 from gunicorn.http.errors import InvalidRequestLine
 
-from grounding_app import engine
 from grounding_app.api.models import ApiKey
 from grounding_app.engine import CheckRequest
+from tests.conftest import check_with
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"
@@ -121,7 +121,7 @@ def test_django_never_logs_the_query_key(monkeypatch, caplog) -> None:
     def locked(raw: str) -> None:
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr(engine, "check", crash)
+    check_with(monkeypatch, crash)
     with caplog.at_level(logging.DEBUG):
         wrong = client.post(f"{URL}?key={SECRET}", BODY, content_type="application/json")
         missing = client.get(f"/v1/nowhere?key={SECRET}")

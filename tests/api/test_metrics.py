@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 
 FILM = CheckRequest(
@@ -20,8 +18,7 @@ def _values(body: str) -> dict[str, float]:
     }
 
 
-def test_zeros_before_the_engine_has_loaded(client, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("grounding_app.engine.service._engine", None)
+def test_zeros_before_the_engine_has_loaded(client, fresh_checker: object) -> None:
     response = client.get("/metrics")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain; version=0.0.4")

@@ -13,13 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.core.management import call_command
 from google.cloud import discoveryengine_v1 as de
 
-from grounding_app import engine
+from grounding_app.active_verifier.checker import checker, judge_name
 from grounding_app.api.models import ApiKey
-from grounding_app.engine import VERIFIER_DIR
+from grounding_app.engine import VERIFIER_DIR, GroundingEngine
 from grounding_app.formats.check_grounding import response_to_json
 from tests.api.test_discoveryengine_client import CONFIG, make_client
 from tests.engine.verifier.tiny_models import NLI, bert_classifier, onnx_cache
@@ -51,15 +50,13 @@ def verifiers(tmp_path_factory) -> Iterator[dict[str, Path]]:
 
 
 @pytest.fixture
-def configured(monkeypatch, settings):
-    """Configure the verifier as a deployment does (the setting, read at start-up), with
-    the process engine put back afterwards."""
-    monkeypatch.setattr("grounding_app.engine.service._engine", None)
-    monkeypatch.setattr("grounding_app.engine.service._verifier_dir", VERIFIER_DIR)
+def configured(fresh_checker, settings):
+    """Configure the verifier as a deployment does (the setting), on a new process
+    checker, the one before it put back afterwards."""
 
     def configure(directory: Path) -> None:
         settings.GROUNDING_VERIFIER_DIR = directory
-        apps.get_app_config("api").ready()
+        fresh_checker.forget_followed()
 
     return configure
 
@@ -76,7 +73,7 @@ def test_the_api_judges_with_the_configured_verifier_and_names_it(
     client, verifiers, configured, kind, name
 ):
     configured(verifiers[kind])
-    assert engine.judge_name() == f"verifier:{verifiers[kind]}"
+    assert judge_name(checker().directory()) == f"verifier:{verifiers[kind]}"
     response = client.post(
         URL,
         json.dumps(BODY),
@@ -95,7 +92,7 @@ def test_the_api_judges_with_the_configured_verifier_and_names_it(
 @pytest.mark.django_db
 def test_the_bundled_verifier_is_named_too(client, configured):
     configured(VERIFIER_DIR)
-    assert engine.judge_name() == "verifier"
+    assert judge_name(checker().directory()) == "verifier"
     response = client.post(
         URL,
         json.dumps(BODY),
@@ -152,13 +149,24 @@ def test_a_verifier_dir_that_is_no_directory_stops_start_up(tmp_path):
     assert "GROUNDING_VERIFIER_DIR" in result.stderr and "is not a directory" in result.stderr
 
 
-def test_another_verifier_drops_the_engine_built_with_the_old_one(configured, verifiers):
-    loaded = object()
-    engine.set_default_engine(loaded)  # type: ignore[arg-type]
+@pytest.mark.django_db
+def test_another_verifier_drops_the_engine_built_with_the_old_one(
+    configured, verifiers, fresh_checker, monkeypatch
+):
+    built = []
+
+    def build(cls, name):
+        built.append(name)
+        return object()
+
+    monkeypatch.setattr(GroundingEngine, "default", classmethod(build))
     configured(VERIFIER_DIR)
-    assert engine.is_ready()  # the same verifier: the engine stays
+    first = fresh_checker.engine()
+    configured(VERIFIER_DIR)
+    assert fresh_checker.engine() is first  # the same verifier: the engine stays
     configured(verifiers["nli"])
-    assert not engine.is_ready()
+    assert fresh_checker.engine() is not first and fresh_checker.loaded() is not first
+    assert built == ["verifier", f"verifier:{verifiers['nli']}"]
 
 
 @pytest.mark.django_db

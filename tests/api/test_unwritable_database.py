@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.db import OperationalError, connection
 from django.test import Client
 
-from grounding_app import engine
+from grounding_app.active_verifier.checker import Checker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,8 +39,8 @@ def read_only() -> Iterator[None]:
 
 @pytest.fixture
 def engine_ready(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "warm_up_in_background", lambda: None)
-    monkeypatch.setattr(engine, "is_ready", lambda: True)
+    monkeypatch.setattr(Checker, "warm_up_in_background", lambda self: None)
+    monkeypatch.setattr(Checker, "is_ready", lambda self: True)
 
 
 def test_readyz_is_503_while_the_database_is_read_only(client: Client, engine_ready: None) -> None:

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grounding_app.settings")
 django.setup()
 
+from grounding_app.active_verifier.checker import Checker, serving  # noqa: E402
 from grounding_app.celery import app  # noqa: E402
 from grounding_app.engine import (  # noqa: E402
     CheckRequest,
@@ -31,7 +32,6 @@ from grounding_app.engine import (  # noqa: E402
     FeatureJudge,
     GroundingEngine,
     HashingEncoder,
-    set_default_engine,
 )
 from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS  # noqa: E402
 
@@ -64,18 +64,17 @@ class SlowLoggedEngine(GroundingEngine):
 
 
 encoder = HashingEncoder()
-set_default_engine(
-    SlowLoggedEngine(encoder, FeatureJudge(encoder, FAKE_JUDGE_WEIGHTS, FAKE_JUDGE_BIAS))
-)
-app.worker_main(
-    [
-        "worker",
-        f"--pool={os.environ.get('FAKE_POOL', 'solo')}",
-        "--concurrency=1",
-        "--loglevel=INFO",
-        "--without-gossip",
-        "--without-mingle",
-        "--without-heartbeat",
-        f"--hostname={sys.argv[1]}@%h",
-    ]
-)
+fake = SlowLoggedEngine(encoder, FeatureJudge(encoder, FAKE_JUDGE_WEIGHTS, FAKE_JUDGE_BIAS))
+with serving(Checker(fake)):
+    app.worker_main(
+        [
+            "worker",
+            f"--pool={os.environ.get('FAKE_POOL', 'solo')}",
+            "--concurrency=1",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            f"--hostname={sys.argv[1]}@%h",
+        ]
+    )

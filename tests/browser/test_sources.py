@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Frame, expect
 
+from grounding_app.active_verifier.checker import checker
 from grounding_app.annotations import services as annotation_services
-from grounding_app.engine import GroundingEngine, default_engine
+from grounding_app.engine import GroundingEngine
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_project, attach_to_review
 from grounding_app.reviews import services as review_services
@@ -248,7 +249,7 @@ def test_labeling_a_gemini_web_item(
 def test_screenshots(open_session: Callable[..., Session], make_user: Callable[..., Any]) -> None:
     """With the real verifier, so the numbers in docs/ are what people will see."""
     DOCS.mkdir(exist_ok=True)
-    default_engine()  # load the model here, not inside the first page's request
+    checker().engine()  # load the model here, not inside the first page's request
     session = open_session(name="rina")
     page = session.page
     page.set_default_timeout(60_000)  # the verifier shares two cores with everything else

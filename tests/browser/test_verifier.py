@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from grounding_app.active_verifier.services import forget_followed
-from grounding_app.engine import VERIFIER_DIR, GroundingEngine
+from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
 from tests.batch.conftest import running_workers
 from tests.browser.conftest import Session
@@ -31,20 +30,14 @@ MOVING = BAR + " return p !== null && Number(p.value) > 0 && Number(p.value) < 1
 
 
 @pytest.fixture
-def root(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Any
-) -> Iterator[dict[str, Path]]:
-    """A verifiers root holding a tiny NLI verifier; the process engine put back after."""
-    monkeypatch.setattr("grounding_app.engine.service._engine", None)
-    monkeypatch.setattr("grounding_app.engine.service._verifier_dir", VERIFIER_DIR)
+def root(tmp_path: Path, fresh_checker: object, settings: Any) -> Iterator[dict[str, Path]]:
+    """A verifiers root holding a tiny NLI verifier; the process checker put back after."""
     folder = tmp_path / "verifiers"
     with onnx_cache(tmp_path / "cache"):
         nli = bert_classifier(folder / "tiny-nli", NLI)
         call_command("package_verifier", str(nli), "--languages", "en", stdout=io.StringIO())
         settings.GROUNDING_VERIFIERS_ROOT = folder
-        forget_followed()
         yield {"root": folder, "nli": nli}
-    forget_followed()
 
 
 def _use(page: Any, directory: Path) -> None:

@@ -152,10 +152,9 @@ def test_the_mark_is_visible_in_a_mixed_and_a_hebrew_answer_light_and_dark(
 
 @pytest.mark.slow
 def test_word_matching_screenshots(
-    open_session: Callable[..., Session], monkeypatch: pytest.MonkeyPatch
+    open_session: Callable[..., Session], fresh_checker: object
 ) -> None:
     """With the real engine (its verifier reads English only)."""
-    monkeypatch.setattr("grounding_app.engine.service._engine", None)
     DOCS.mkdir(exist_ok=True)
     session = open_session(name="rina")
     page = session.page

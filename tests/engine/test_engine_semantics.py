@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.engine import CheckRequest, CheckResponse, Fact, default_engine
-from grounding_app.lab.bench_requests import FILM_FACTS
+from grounding_app.engine import CheckRequest, CheckResponse, Fact, GroundingEngine
+from grounding_lab.bench_requests import FILM_FACTS
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 @pytest.fixture(scope="module")
 def engine():
-    return default_engine()
+    return GroundingEngine.default()
 
 
 def run(engine, answer: str, facts=FILM_FACTS, **kwargs) -> CheckResponse:

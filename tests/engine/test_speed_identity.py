@@ -22,7 +22,7 @@ from grounding_app.engine import (
 )
 from grounding_app.engine.encoders import EncodingCache, MemoEncoder, MiniLMEncoder
 from grounding_app.formats.grounding_jsonl import read_examples
-from grounding_app.lab.bench_requests import (
+from grounding_lab.bench_requests import (
     DEFAULT_DATA,
     benchmark_texts,
     everyday_request,

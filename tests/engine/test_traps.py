@@ -15,7 +15,7 @@ import pytest
 from grounding_app.engine.encoders import HashingEncoder
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
-from grounding_app.lab.bench_requests import FILM_FACTS
+from grounding_lab.bench_requests import FILM_FACTS
 from tests.engine.word_judge import WordJudge
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -27,8 +27,9 @@ SPREAD_BELOW = (
     "version 4 reads this claim against both facts together at 0.58, below the threshold"
     " (version 3 passed it at 0.81; the continued run alone, 0.42)"
 )
-# A run trained with these very errors as negatives (lab/windows.py: names of lower-case
-# claims replaced from the article, pronouns turned) still read two of them at 0.91, 0.93.
+# A run trained with these very errors as negatives (grounding_app/verifiers/adapt/windows.py:
+# names of lower-case claims replaced from the article, pronouns turned) still read two of
+# them at 0.91, 0.93.
 # A name the claim itself mentions outside a subject ("after Neil Armstrong") is no rival
 # for the role check: without it, "Israeli forces raided militants in the West Bank"
 # against "Israel ... in the West Bank ... its forces carry out raids" would be flagged.

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from grounding_app.evaluation.management.commands.grounding_bench import interleaved_medians
-from grounding_app.lab.bench_worker import EngineProcess, baseline_tree
+from grounding_lab.bench_worker import EngineProcess, baseline_tree
+from grounding_lab.management.commands.grounding_bench import interleaved_medians
 
 
 def test_each_round_takes_every_call_once_after_one_warm_up_each():

@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from grounding_app.engine import VERIFIER_DIR, GroundingEngine
-from grounding_app.evaluation.cli import judge_spec
+from grounding_lab.cli import judge_spec
 
 
 @pytest.mark.parametrize("value", ["verifier", "features", f"verifier:{VERIFIER_DIR}"])

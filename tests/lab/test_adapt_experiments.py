@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from grounding_app.formats.grounding_jsonl import read_examples
-from grounding_app.lab.adapt_experiments import (
+from grounding_app.verifiers.adapt.labels import document_key, split_by_document
+from grounding_lab.adapt_experiments import (
     cap_by_document,
     hebrew_split,
     split,
@@ -15,7 +16,6 @@ from grounding_app.lab.adapt_experiments import (
     table,
     weakest,
 )
-from grounding_app.lab.adapt_verifier import document_key, split_by_document
 from tests.lab.test_adapt_verifier import label_lines, write_lines
 
 

@@ -20,8 +20,8 @@ from grounding_app.engine import (
     load_model,
 )
 from grounding_app.formats.grounding_jsonl import read_examples
-from grounding_app.lab import adapt_verifier
-from grounding_app.lab.adapt_verifier import document_key, split_by_document
+from grounding_app.verifiers.adapt import calibrate, run, train
+from grounding_app.verifiers.adapt.labels import document_key, split_by_document
 from tests.engine.verifier.tiny_models import (
     NLI,
     NLI_OTHER_ORDER,
@@ -166,12 +166,12 @@ def test_with_no_prior_the_fitted_calibration_is_taken_whole(adapted):
     [(0, 200, 0.0), (40, 200, 40 / 240), (200, 200, 0.5), (400, 200, 400 / 600), (7, 0, 1.0)],
 )
 def test_the_fitted_calibration_weighs_by_the_labels_held_back(held_back, prior, weight):
-    assert adapt_verifier.trust(held_back, prior) == pytest.approx(weight)
+    assert calibrate.trust(held_back, prior) == pytest.approx(weight)
 
 
 def test_a_negative_prior_is_refused():
-    with pytest.raises(adapt_verifier.AdaptError, match="calibration-prior"):
-        adapt_verifier.trust(10, -1)
+    with pytest.raises(run.AdaptError, match="calibration-prior"):
+        calibrate.trust(10, -1)
 
 
 @pytest.mark.parametrize(
@@ -179,7 +179,7 @@ def test_a_negative_prior_is_refused():
     [(0.0, (2.0, -1.0)), (1.0, (0.5, 3.0)), (0.5, (1.0, 1.0)), (0.25, (2**0.5, 0.0))],
 )
 def test_blend_moves_the_temperature_on_a_log_scale_and_the_bias_linearly(weight, expected):
-    temperature, bias = adapt_verifier.blend((0.5, 3.0), (2.0, -1.0), weight)
+    temperature, bias = calibrate.blend((0.5, 3.0), (2.0, -1.0), weight)
     assert (temperature, bias) == pytest.approx(expected)
 
 
@@ -241,11 +241,9 @@ def calibration_data() -> dict[str, np.ndarray]:
 
 def test_anchored_calibration_at_weight_one_is_the_labels_alone(calibration_data):
     data = calibration_data
-    from grounding_app.lab.train_verifier import calibrate
-
-    alone = calibrate(data["logits"], data["labels"])
+    alone = calibrate.calibrate(data["logits"], data["labels"])
     targets = _platt(data["anchors"], 2.0, 1.0)
-    anchored = adapt_verifier.anchored_calibration(
+    anchored = calibrate.anchored_calibration(
         data["logits"], data["labels"], data["anchors"], targets, 1.0
     )
     assert anchored == alone
@@ -254,7 +252,7 @@ def test_anchored_calibration_at_weight_one_is_the_labels_alone(calibration_data
 def test_anchored_calibration_at_weight_zero_gives_back_the_anchors_scores(calibration_data):
     data = calibration_data
     targets = _platt(data["anchors"], 2.0, 1.0)
-    temperature, bias = adapt_verifier.anchored_calibration(
+    temperature, bias = calibrate.anchored_calibration(
         data["logits"], data["labels"], data["anchors"], targets, 0.0
     )
     assert temperature == pytest.approx(2.0, rel=0.05) and bias == pytest.approx(1.0, abs=0.2)
@@ -264,7 +262,7 @@ def test_anchored_calibration_in_between_lies_between(calibration_data):
     data = calibration_data
     targets = _platt(data["anchors"], 2.0, 1.0)
     biases = [
-        adapt_verifier.anchored_calibration(
+        calibrate.anchored_calibration(
             data["logits"], data["labels"], data["anchors"], targets, weight
         )[1]
         for weight in (0.0, 0.2, 1.0)
@@ -331,7 +329,7 @@ def test_a_three_way_head_learns_the_log_odds_of_entailment(tmp_path):
     from sentence_transformers.cross_encoder import CrossEncoder
 
     model = CrossEncoder(str(bert_classifier(tmp_path / "nli", NLI_OTHER_ORDER)))
-    loss = adapt_verifier._supported_loss(model, 2, pos_weight=1.0)
+    loss = train._supported_loss(model, 2, pos_weight=1.0)
     claims, evidence = ["the film won the prize ."], ["the film was directed by the mayor ."]
     value = loss([claims, evidence], torch.tensor([1.0]))
     logits = model.predict(list(zip(claims, evidence, strict=True)), convert_to_tensor=True)
@@ -344,7 +342,7 @@ def test_the_bundled_layout_is_written_as_fp16_weights_alone(tmp_path):
     from safetensors import safe_open
 
     model = load_model(VERIFIER_DIR / "model.safetensors")
-    adapt_verifier.write_model(model, VERIFIER_DIR, tmp_path / "out")
+    train.write_model(model, VERIFIER_DIR, tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["model.safetensors"]
     written_mode = (tmp_path / "out" / "model.safetensors").stat().st_mode
     assert written_mode == (VERIFIER_DIR / "model.safetensors").stat().st_mode
@@ -401,7 +399,7 @@ def test_a_run_that_fails_part_way_leaves_nothing(start, tmp_path, monkeypatch):
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("training failed")
 
-    monkeypatch.setattr(adapt_verifier, "fine_tune", broken)
+    monkeypatch.setattr(run, "fine_tune", broken)
     labels = write_lines(tmp_path / "labels.jsonl", label_lines())
     with pytest.raises(RuntimeError, match="training failed"):
         adapt(

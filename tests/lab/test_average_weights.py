@@ -6,7 +6,7 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from grounding_app.lab.average_weights import average, main
+from grounding_lab.average_weights import average, main
 
 A = {"w": torch.tensor([[0.0, 2.0]], dtype=torch.float16), "b": torch.tensor([4.0])}
 B = {"w": torch.tensor([[2.0, 6.0]], dtype=torch.float16), "b": torch.tensor([0.0])}

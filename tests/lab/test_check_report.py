@@ -8,7 +8,7 @@ import json
 import pytest
 
 from grounding_app.engine.checks import CHECKS_FILE, all_checks, registry
-from grounding_app.lab.check_report import (
+from grounding_lab.check_report import (
     BEGIN,
     DOC,
     END,
@@ -31,7 +31,7 @@ def test_the_doc_holds_the_generated_figures():
     doc = DOC.read_text(encoding="utf-8")
     assert doc.count(BEGIN) == 1 and doc.count(END) == 1
     assert replace_block(doc, render(SHIPPED)) == doc, (
-        "run python -m grounding_app.lab.check_report --write"
+        "run python -m grounding_lab.check_report --write"
     )
 
 

@@ -15,7 +15,7 @@ from grounding_app.engine.encoders import HashingEncoder
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.types import Fact
 from grounding_app.formats.grounding_jsonl import Example
-from grounding_app.lab.check_runs import (
+from grounding_lab.check_runs import (
     _match_options,
     checks_on,
     example_score,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.lab import compare_judges
+from grounding_lab import compare_judges
 from tests.lab.predictions import write_files
 
 OLD = {"a": (0.1, 0.7, 0.5, 0.9), "b": (0.2, 0.3, 0.8, 0.9)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grounding_app.engine import Fact, GroundingEngine
 from grounding_app.formats.grounding_jsonl import Example
-from grounding_app.lab.evaluation import Prediction, mistakes, predict, recording, sample_per_source
+from grounding_lab.evaluation import Prediction, mistakes, predict, recording, sample_per_source
 
 FACTS = (
     Fact(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from grounding_app.engine import AGGREGATE_FEATURES
-from grounding_app.lab.fit_aggregator import _fit_around_verifier, _runs_options, _source_weights
+from grounding_lab.fit_aggregator import _fit_around_verifier, _runs_options, _source_weights
 
 
 def test_the_verifier_keeps_its_weight_and_a_check_gets_its_penalty():

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from grounding_app.lab import fit_threshold
+from grounding_lab import fit_threshold
 from tests.lab.predictions import write_files
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grounding_app.engine import profile
 from grounding_app.formats.grounding_jsonl import Example, Fact
-from grounding_app.lab.hebrew_probes import probes
+from grounding_lab.hebrew_probes import probes
 
 HEBREW = profile("he")
 PREMISES = [

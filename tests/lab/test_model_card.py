@@ -15,9 +15,9 @@ from grounding_app.engine import (
     profile,
 )
 from grounding_app.formats.grounding_jsonl import read_examples
-from grounding_app.lab.evaluation import document_half
-from grounding_app.lab.model_card import BEGIN, CARD, END, render, replace_block
 from grounding_app.metrics import balanced_accuracy_at, roc_auc
+from grounding_lab.evaluation import document_half
+from grounding_lab.model_card import BEGIN, CARD, END, render, replace_block
 
 HEBREW = Path(__file__).resolve().parents[3] / "shared" / "data" / "hebrew" / "dev_hebrew.jsonl"
 
@@ -25,9 +25,7 @@ HEBREW = Path(__file__).resolve().parents[3] / "shared" / "data" / "hebrew" / "d
 def test_the_card_holds_the_generated_figures():
     card = CARD.read_text(encoding="utf-8")
     assert card.count(BEGIN) == 1 and card.count(END) == 1
-    assert replace_block(card, render()) == card, (
-        "run python -m grounding_app.lab.model_card --write"
-    )
+    assert replace_block(card, render()) == card, "run python -m grounding_lab.model_card --write"
 
 
 def test_a_card_without_markers_is_refused():

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("datasets")
 pytest.importorskip("accelerate")
 
-from grounding_app.lab import train_long_verifier
+from grounding_lab import train_long_verifier
 
 
 def _write(path: Path, n: int) -> None:

@@ -9,10 +9,10 @@ import pytest
 
 from grounding_app.engine import Fact
 from grounding_app.formats.grounding_jsonl import Example
-from grounding_app.lab import augment
-from grounding_app.lab.augment import Pair
-from grounding_app.lab.train_verifier import batches, calibrate, pair_weights
-from grounding_app.lab.verifier_pairs import example_pairs, select_evidence
+from grounding_lab import augment
+from grounding_lab.augment import Pair
+from grounding_lab.train_verifier import batches, calibrate, pair_weights
+from grounding_lab.verifier_pairs import example_pairs, select_evidence
 
 PAIR = Pair(
     claim="Titanic won 11 Academy Awards in 1998.",

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from grounding_app.lab import windows
-from grounding_app.lab.windows import TrainPair, Window
+from grounding_app.verifiers.adapt import windows
+from grounding_app.verifiers.adapt.windows import TrainPair, Window
 
 
 def words(text: str) -> int:

@@ -26,7 +26,7 @@ def no_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(request: object) -> None:
         raise AssertionError("the engine must not run here")
 
-    monkeypatch.setattr("grounding_app.engine.check", refuse)
+    monkeypatch.setattr("grounding_app.active_verifier.checker.Checker.check", refuse)
 
 
 @pytest.mark.parametrize("path", sorted(IMPORTS.glob("*.json")), ids=lambda p: p.stem)

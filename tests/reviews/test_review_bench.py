@@ -8,9 +8,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from grounding_app.evaluation.management.commands.review_bench import big_review
 from grounding_app.rendering.answer import render_answer
 from grounding_app.reviews.models import Review
+from grounding_lab.management.commands.review_bench import big_review
 
 
 def test_big_review_places_every_claim() -> None:

@@ -16,6 +16,7 @@ from grounding_app.formats.gemini import parse_gemini
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source
 from grounding_app.reviews.models import Review
 from grounding_app.reviews.second_opinion import NO_TEXT, second_opinion
+from tests.conftest import check_with
 
 IMPORTS = Path(__file__).resolve().parent.parent / "fixtures" / "imports"
 
@@ -197,7 +198,7 @@ def test_scores_are_cached_per_review(
     def refuse(request: CheckRequest) -> CheckResponse:
         raise AssertionError("the engine ran again")
 
-    monkeypatch.setattr("grounding_app.reviews.second_opinion.engine_check", refuse)
+    check_with(monkeypatch, refuse)
     assert "Agent cited / ours" in reviewer_client.get(review.get_absolute_url()).content.decode()
     partial = reviewer_client.get(endpoint, headers={"HX-Request": "true"}).content.decode()
     assert "Agent cited / ours" in partial

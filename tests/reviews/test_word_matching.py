@@ -11,7 +11,7 @@ import re
 import pytest
 from django.test import Client
 
-from grounding_app import engine
+from grounding_app.active_verifier.checker import Checker
 from grounding_app.engine import CheckRequest, CheckResponse, Claim, Fact, GroundingEngine
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.rendering.answer import render_answer
@@ -94,11 +94,11 @@ def test_a_hebrew_only_answer_says_all_its_claims_were_word_matched(
     assert page.count('<span class="wm-note" dir="ltr">') == 2
 
 
-def test_before_the_engine_is_loaded_the_page_says_so_without_loading_it(
-    reviewer_client: Client, reviewer: object, monkeypatch: pytest.MonkeyPatch
+def test_a_review_naming_no_verifier_says_so_without_loading_the_engine(
+    reviewer_client: Client, reviewer: object, fresh_checker: Checker
 ) -> None:
-    """A stored result, no engine: the sentence leaves out the model's languages, and
-    rendering the page does not load the model."""
+    """A stored result that names no verifier: the sentence leaves out the model's
+    languages, and rendering the page does not load the model."""
     claims = (
         Claim(0, len(ENGLISH), ENGLISH, True, (), 0.2, "en", "verifier"),
         Claim(len(ENGLISH) + 1, len(MIXED.encode()), HEBREW, True, (), 0.3, "he", "word_matching"),
@@ -111,9 +111,8 @@ def test_before_the_engine_is_loaded_the_page_says_so_without_loading_it(
         request=request,
         engine_checked=True,
     )
-    monkeypatch.setattr("grounding_app.engine.service._engine", None)
     page = page_of(reviewer_client, review)
-    assert not engine.is_ready()
+    assert not fresh_checker.is_ready()
     assert "Hebrew: checked by word matching; the verifier does not read Hebrew" in page
     assert "The one checked claim" not in page
     assert "1 of 2 checked claims is in Hebrew: checked by word matching" in page
@@ -132,11 +131,10 @@ def test_a_review_stored_before_languages_were_kept_renders_without_marks(
 
 
 def test_the_real_engine_marks_the_hebrew_claims_of_a_mixed_answer(
-    reviewer_client: Client, reviewer: object, monkeypatch: pytest.MonkeyPatch
+    reviewer_client: Client, reviewer: object, fresh_checker: Checker
 ) -> None:
-    monkeypatch.setattr("grounding_app.engine.service._engine", None)  # load the real one
-    review = checked(reviewer, MIXED)
-    assert engine.default_engine().languages == ("en",)
+    review = checked(reviewer, MIXED)  # by the real engine, loaded anew
+    assert fresh_checker.engine().languages == ("en",)
     page = page_of(reviewer_client, review)
     english, *hebrew = rows(page)
     assert "word matching" not in english

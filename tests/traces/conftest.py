@@ -17,7 +17,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from grounding_app.lab import rag_traces
+from grounding_lab import rag_traces
 
 # The browser tests' fixtures, for test_screenshots.py.
 from tests.browser.conftest import browser, open_session  # noqa: F401

@@ -35,10 +35,10 @@ from opentelemetry.sdk.trace.export import (
 
 from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
-from grounding_app.lab import rag_traces
 from grounding_app.traces import services
 from grounding_app.traces.models import TraceSource
 from grounding_app.traces.snippets import snippets
+from grounding_lab import rag_traces
 from tests.traces.conftest import JSON, record, to_json
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,10 +11,10 @@ from django.test import Client
 from django.utils import timezone
 
 from grounding_app.api.models import ApiKey
-from grounding_app.lab.rag_traces import OPENINFERENCE
 from grounding_app.traces import services
 from grounding_app.traces.assemble import NO_ANSWER
 from grounding_app.traces.models import TraceSource
+from grounding_lab.rag_traces import OPENINFERENCE
 from tests.traces.conftest import encode, record
 
 pytestmark = pytest.mark.django_db

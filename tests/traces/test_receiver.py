@@ -24,11 +24,11 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
-from grounding_app.lab.rag_traces import OPENINFERENCE, OPENLLMETRY
 from grounding_app.traces import services
 from grounding_app.traces.assemble import NO_ANSWER
 from grounding_app.traces.models import PendingSpan, PendingTrace, TraceSource
 from grounding_app.traces.receiver import INVALID_ID, LATE
+from grounding_lab.rag_traces import OPENINFERENCE, OPENLLMETRY
 from tests.traces.conftest import JSON, PROTOBUF, encode, record
 
 pytestmark = pytest.mark.django_db
@@ -320,7 +320,7 @@ def test_receiving_never_checks(post_export: Any, monkeypatch: pytest.MonkeyPatc
     def engine_runs(*args: object) -> None:
         raise AssertionError("receiving ran the engine")
 
-    monkeypatch.setattr("grounding_app.engine.check", engine_runs)
+    monkeypatch.setattr("grounding_app.active_verifier.checker.Checker.check", engine_runs)
     monkeypatch.setattr("grounding_app.traces.services.assemble_due", engine_runs)
     assert post_export(encode(record([0, 1], OPENLLMETRY))).status_code == 200
     assert BatchLine.objects.count() == 0 and PendingSpan.objects.count() == 6

@@ -24,9 +24,9 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk
-from grounding_app.lab import rag_traces
 from grounding_app.traces import services
 from grounding_app.traces.models import TraceSource
+from grounding_lab import rag_traces
 from tests.browser.conftest import Session
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from grounding_app.batch.models import BatchJob, BatchLine
-from grounding_app.lab.rag_traces import OPENINFERENCE, OPENLLMETRY
 from grounding_app.traces.models import TraceSource
+from grounding_lab.rag_traces import OPENINFERENCE, OPENLLMETRY
 from tests.batch.conftest import running_workers, wait_for
 from tests.traces.conftest import encode, record
 

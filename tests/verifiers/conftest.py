@@ -13,10 +13,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from grounding_app.active_verifier.services import forget_followed
 from grounding_app.annotations import services as labeling
 from grounding_app.annotations.models import LabelingProject
-from grounding_app.engine import VERIFIER_DIR
 from tests.engine.verifier.tiny_models import NLI, bert_classifier, onnx_cache
 
 API = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"
@@ -46,16 +44,12 @@ def verifiers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pa
 
 @pytest.fixture(autouse=True)
 def engine_state(
-    monkeypatch: pytest.MonkeyPatch, settings: Any, verifiers: dict[str, Path]
+    fresh_checker: object, settings: Any, verifiers: dict[str, Path]
 ) -> Iterator[None]:
-    """Each test starts on the bundled verifier, unloaded, with the verifiers root set;
-    whatever it switches to is forgotten afterwards."""
-    monkeypatch.setattr("grounding_app.engine.service._engine", None)
-    monkeypatch.setattr("grounding_app.engine.service._verifier_dir", VERIFIER_DIR)
+    """Each test starts with a new process checker, nothing loaded, with the verifiers
+    root set; the checker before it comes back afterwards."""
     settings.GROUNDING_VERIFIERS_ROOT = verifiers["root"]
-    forget_followed()
     yield
-    forget_followed()
 
 
 @pytest.fixture

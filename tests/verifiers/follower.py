@@ -12,8 +12,7 @@ import django
 
 django.setup()
 
-from grounding_app import engine  # noqa: E402
-from grounding_app.active_verifier.services import follow  # noqa: E402
+from grounding_app.active_verifier.checker import checker  # noqa: E402
 from grounding_app.engine import CheckRequest, Fact  # noqa: E402
 
 REQUEST = CheckRequest(
@@ -25,7 +24,6 @@ REQUEST = CheckRequest(
 print("ready", flush=True)
 for line in sys.stdin:
     if line.strip() == "check":
-        follow()
-        response = engine.check(REQUEST)
-        scores = [c.score for c in response.claims]
-        print(json.dumps({"verifier": engine.verifier_id(), "scores": scores}), flush=True)
+        checked = checker().check(REQUEST)
+        scores = [c.score for c in checked.response.claims]
+        print(json.dumps({"verifier": checked.verifier, "scores": scores}), flush=True)

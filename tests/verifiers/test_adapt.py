@@ -93,7 +93,7 @@ def test_the_progress_callback_throttles_within_a_phase_and_writes_each_line(
     recorder.progress("calibrating", 0.8)  # a new phase: written
     now[0] = 0.7
     recorder.progress("calibrating", 0.85)  # 0.6 s after the last write: written
-    recorder.write("calibrating on the held-back labels\n")
+    recorder.say("calibrating on the held-back labels\n")
     assert saved == [
         {"phase": "training", "fraction": 0.2},
         {"phase": "calibrating", "fraction": 0.8},

@@ -16,6 +16,7 @@ import pytest
 from django.test import Client
 
 from grounding_app.active_verifier import services as active_verifier
+from grounding_app.active_verifier.checker import FOLLOW_SECONDS
 from grounding_app.active_verifier.models import ActiveVerifier, VerifierSwitch
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import services as batch_services
@@ -182,7 +183,7 @@ def test_a_running_process_follows_a_switch_without_a_restart(
         before = ask()
         assert before["verifier"] == vid(verifiers["binary"])
         switch(admin_client, verifiers["nli"])
-        time.sleep(active_verifier.FOLLOW_SECONDS + 0.2)
+        time.sleep(FOLLOW_SECONDS + 0.2)
         after = ask()
         assert after["verifier"] == vid(verifiers["nli"])
         assert after["scores"] != before["scores"]

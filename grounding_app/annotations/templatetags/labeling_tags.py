@@ -8,12 +8,13 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from grounding_app.active_verifier.services import judge_info
 from grounding_app.annotations import services
 from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.common.importing import NOT_CHECKABLE
 from grounding_app.engine import WORD_MATCHING
 from grounding_app.rendering.bidi import text_direction
-from grounding_app.rendering.languages import JudgeInfo, mark_text
+from grounding_app.rendering.languages import mark_text
 
 register = template.Library()
 
@@ -38,7 +39,10 @@ def word_matching_mark(claim: ItemClaim) -> SafeString | str:
     the full sentence in its title and for screen readers); "" for other claims."""
     if claim.checked_by != WORD_MATCHING:
         return ""
-    note = JudgeInfo.current().note(claim.language or None)
+    item = claim.item
+    judged = item.claims.values_list("checked_by", flat=True)
+    judge = judge_info(item.review.verifier if item.review else "", judged)
+    note = judge.note(claim.language or None)
     return format_html(
         '<span class="wm-mark" dir="ltr" title="{}" aria-hidden="true">{}</span>'
         '<span class="sr-only">{}</span>',

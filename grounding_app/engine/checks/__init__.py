@@ -25,8 +25,8 @@ HEDGE = "hedge"
 # A number the evidence does not state, rounded, hedged or derived (`checks/numbers.py`).
 NUMBER = "number"
 
-# Which checks are on, per language: chosen by `lab/check_report.py` on fit_unseen's fit half
-# (a check whose firings are too often on supported claims is off by default).
+# Which checks are on, per language: chosen by `grounding_lab/check_report.py` on
+# fit_unseen's fit half (a check whose firings are too often on supported claims is off by default).
 CHECKS_FILE = Path(__file__).resolve().parents[1] / "data" / "checks.json"
 
 

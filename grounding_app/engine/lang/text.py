@@ -131,7 +131,7 @@ _lock = threading.Lock()
 
 def clear_text_caches() -> None:
     """Forget every reading: a profile of facts seen the first time
-    (`lab/profile_bench.py --cold`)."""
+    (`grounding_lab/profile_bench.py --cold`)."""
     global _kept_characters
     with _lock:
         _kept.clear()

@@ -69,8 +69,9 @@ class VerifierConfig:
     missing_number_penalty: float = 0.0
     missing_name_penalty: float = 0.0
     # Sentences shown on each side of every chosen passage: a verifier that reads long
-    # windows (trained on them, `lab/windows.py`) sees the paragraph a summary sentence
-    # rests on; one that reads 128 tokens is best given the passages alone (0).
+    # windows (trained on them, `grounding_app/verifiers/adapt/windows.py`) sees the
+    # paragraph a summary sentence rests on; one that reads 128 tokens is best given the
+    # passages alone (0).
     neighbours: int = 0
     # The engine's discount for evidence that contradicts the claim (another name or
     # number, a record's "no"), in logits: a verifier whose fitted bias is high needs a

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from grounding_app.formats.grounding_jsonl import read_examples
-from grounding_app.lab.package_verifier import engine_optimum
+from grounding_lab.package_verifier import engine_optimum
 from tests.engine.verifier.tiny_models import (
     NLI,
     POSITIONS,

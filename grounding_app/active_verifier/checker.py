@@ -1,0 +1,185 @@
+"""The one way the app checks: follow the active verifier, check, say which one judged.
+
+A `Checker` keeps the engine of the verifier active now (loaded on first use, behind a
+lock; the engine of a verifier no longer active is dropped). `check` takes the engine
+once and both checks with it and reads its verifier's id from it, so a response names
+the verifier that produced it even when another thread switches verifiers meanwhile.
+The engine package keeps no process state: this module holds the process's checker.
+
+Tests and benchmarks that need another engine (a fake encoder, a judge under test) run
+their code inside `serving(Checker(engine))` instead of changing a module of the engine.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import DatabaseError, connections
+
+from grounding_app.active_verifier.models import ActiveVerifier
+from grounding_app.engine import (
+    FEATURE_JUDGE,
+    VERIFIER_DIR,
+    CacheCounts,
+    CheckRequest,
+    CheckResponse,
+    GroundingEngine,
+)
+
+logger = logging.getLogger(__name__)
+
+FOLLOW_SECONDS = 2.0
+
+
+def configured_directory() -> Path:
+    """The verifier a process starts with: GROUNDING_VERIFIER_DIR (the bundled default)."""
+    return Path(settings.GROUNDING_VERIFIER_DIR)
+
+
+def active_directory() -> Path:
+    """The directory the database names, else the configured one."""
+    chosen = ActiveVerifier.objects.filter(pk=ActiveVerifier.SINGLETON).first()
+    return Path(chosen.directory) if chosen and chosen.directory else configured_directory()
+
+
+def judge_name(directory: Path) -> str:
+    """GROUNDING_JUDGE picks the judge: 'verifier' (trained, default) or 'features'.
+
+    'verifier' is `directory`, as 'verifier:DIR' when it is not the bundled one (the
+    bundled one alone may come with the fitted aggregator).
+    """
+    name = os.environ.get("GROUNDING_JUDGE", "verifier")
+    if name == "verifier" and directory.resolve() != VERIFIER_DIR.resolve():
+        return f"verifier:{directory}"
+    return name
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A response and what produced it, read from the engine that checked."""
+
+    response: CheckResponse
+    verifier: str | None  # "name@sha256:<12 hex>"; None when the judge is not a verifier
+    languages: tuple[str, ...]  # those the judge's model reads
+    judge: str  # "verifier" or "feature judge"
+
+
+def checked_by(engine: GroundingEngine, response: CheckResponse) -> Checked:
+    name = "feature judge" if engine.judge_kind == FEATURE_JUDGE else "verifier"
+    return Checked(response, engine.verifier_id, tuple(engine.languages), name)
+
+
+class Checker:
+    """The engine of the active verifier, re-read from the database at most once per
+    FOLLOW_SECONDS; with `engine` given, that engine always (tests, benchmarks)."""
+
+    def __init__(self, engine: GroundingEngine | None = None) -> None:
+        self._fixed = engine
+        self._lock = threading.Lock()
+        self._loaded: tuple[str, GroundingEngine] | None = None
+        self._directory: Path | None = None
+        self._followed_at = float("-inf")
+        self._loader: threading.Thread | None = None
+
+    def directory(self, now: float | None = None) -> Path:
+        """The active verifier's directory; reads the database at most once per
+        FOLLOW_SECONDS, so a switch reaches every process within that time."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if self._directory is not None and now - self._followed_at < FOLLOW_SECONDS:
+                return self._directory
+        directory = active_directory()
+        with self._lock:
+            self._directory, self._followed_at = directory, now
+        return directory
+
+    def forget_followed(self) -> None:
+        """The next check reads the database (after a switch here, and in tests)."""
+        with self._lock:
+            self._followed_at = float("-inf")
+
+    @classmethod
+    def of_verifier(cls, directory: Path) -> Checker:
+        """A checker of the verifier in `directory` alone, whatever is active: measuring a
+        candidate (an adaptation) before anyone chooses it."""
+        return cls(GroundingEngine.default(f"verifier:{directory}"))
+
+    def engine(self) -> GroundingEngine:
+        """The engine judging with the active verifier, loaded on first use."""
+        if self._fixed is not None:
+            return self._fixed
+        name = judge_name(self.directory())
+        with self._lock:
+            if self._loaded is None or self._loaded[0] != name:
+                self._loaded = (name, GroundingEngine.default(name))
+            return self._loaded[1]
+
+    def check(self, request: CheckRequest) -> Checked:
+        engine = self.engine()
+        return checked_by(engine, engine.check(request))
+
+    def respond(self, request: CheckRequest) -> CheckResponse:
+        """The response alone, for callers that store no verifier (labeling items)."""
+        return self.check(request).response
+
+    def loaded(self) -> GroundingEngine | None:
+        """The engine if one is loaded; never loads it (a page, a probe)."""
+        if self._fixed is not None:
+            return self._fixed
+        loaded = self._loaded
+        return loaded[1] if loaded is not None else None
+
+    def is_ready(self) -> bool:
+        return self.loaded() is not None
+
+    def fact_cache_counts(self) -> CacheCounts | None:
+        """The loaded engine's cache of fact encodings; None before it is loaded."""
+        engine = self.loaded()
+        return engine.fact_encodings.counts() if engine is not None else None
+
+    def warm_up_in_background(self) -> None:
+        """Start loading the engine in a daemon thread (at most once)."""
+        with self._lock:
+            if self._loaded is not None or self._loader is not None or self._fixed is not None:
+                return
+            self._loader = threading.Thread(target=self._warm_up, name="engine-warm-up")
+            self._loader.daemon = True
+            self._loader.start()
+
+    def _warm_up(self) -> None:
+        try:
+            self.engine()
+        except DatabaseError:  # no table yet (a command before migrate): the configured one
+            logger.warning("warm-up: the active verifier cannot be read", exc_info=True)
+            with self._lock:
+                self._directory, self._followed_at = configured_directory(), time.monotonic()
+            self.engine()
+        finally:
+            connections.close_all()
+
+
+_process = Checker()
+
+
+def checker() -> Checker:
+    """The process's checker."""
+    return _process
+
+
+@contextmanager
+def serving(replacement: Checker) -> Iterator[Checker]:
+    """Make `replacement` the process's checker while the block runs (tests, benchmarks)."""
+    global _process
+    before, _process = _process, replacement
+    try:
+        yield replacement
+    finally:
+        _process = before

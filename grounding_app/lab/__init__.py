@@ -1,1 +1,0 @@
-"""Offline tooling: datasets, training, evaluation. Never imported by a request."""

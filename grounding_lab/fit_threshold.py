@@ -1,0 +1,75 @@
+"""Where a judge's best threshold lies on dev_realistic, and a verifier's bias moved so
+that it lies at the default `citationThreshold` (0.6).
+
+    python -m grounding_lab.fit_threshold PREDICTIONS DATA [--verifier DIR]
+
+PREDICTIONS is `grounding_eval --predictions` output: the engine's final scores, after
+retrieval, windows and the lexical penalties, so the threshold is the one a request
+meets (calibrating pairs alone, as `package_verifier` does, leaves it some way off).
+The optimum is the macro one, each source weighing the same, as the acceptance figure
+is. Moving the bias shifts every logit by the same amount: the ranking, and so AUC and
+the best balanced accuracy, stay exactly as they were; only where 0.6 cuts moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from grounding_app.formats.grounding_jsonl import read_examples
+from grounding_app.metrics import macro_best_threshold
+from grounding_app.verifiers.adapt.calibrate import DEFAULT_THRESHOLD, bias_shift
+
+
+def read_scores(
+    predictions: Path, data: Path
+) -> dict[str, dict[str, tuple[list[int], list[float]]]]:
+    """judge -> source -> (labels, scores) for the labelled examples predicted."""
+    examples = {e.id: e for e in read_examples(data) if e.label is not None}
+    out: dict[str, dict[str, tuple[list[int], list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: ([], []))
+    )
+    for line in predictions.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        example = examples.get(row["id"])
+        if example is None:
+            continue
+        labels, scores = out[row.get("judge", "engine")][example.source]
+        labels.append(int(example.label or 0))
+        scores.append(float(row["score"]))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("predictions", type=Path)
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--judge", help="the judge whose rows count (default: the only one)")
+    parser.add_argument("--verifier", type=Path, help="verifier dir whose bias is moved")
+    parser.add_argument("--target", type=float, default=DEFAULT_THRESHOLD)
+    args = parser.parse_args(argv)
+
+    scores = read_scores(args.predictions, args.data)
+    for judge, sources in scores.items():
+        t, accuracy = macro_best_threshold(list(sources.values()))
+        print(f"{judge}: macro optimum {t:.3f} (balanced accuracy {accuracy:.4f})")
+    if args.verifier is None:
+        return
+    judge = args.judge or (next(iter(scores)) if len(scores) == 1 else "")
+    if judge not in scores:
+        parser.error(f"--judge must name one of {sorted(scores)}")
+    best, _ = macro_best_threshold(list(scores[judge].values()))
+    path = args.verifier / "verifier.json"
+    config = json.loads(path.read_text())
+    shift = bias_shift(best, float(config["temperature"]), args.target)
+    config["bias"] = float(config["bias"]) + shift
+    config["threshold_fitted_on"] = f"{args.data.name}: macro optimum {best:.3f} -> {args.target}"
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    print(f"{path}: bias moved by {shift:+.4f} to {config['bias']:.4f}")
+
+
+if __name__ == "__main__":
+    main()

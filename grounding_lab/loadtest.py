@@ -1,0 +1,218 @@
+"""Load test on loopback: the app under gunicorn, N clients posting the everyday request.
+
+`scripts/loadtest` runs it: a throwaway SQLite database, production settings (debug
+off), one API key per client (as separate chatbots would have; the per-key rate limit
+stays on), gunicorn with 2 workers, each with cores/workers torch threads
+(OMP_NUM_THREADS, unless set), then 8 clients for 60 s, each sending the next
+request as soon as the last one was answered. Every answer that is not a 200 with
+claims counts as an error. Prints p50/p95 latency, throughput and errors; exits 1 on
+any error. Bounded: the server is stopped and the database removed however it ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grounding_app.formats.check_grounding import request_to_json
+from grounding_lab.bench_requests import benchmark_texts, everyday_request
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "grounding" / "dev.jsonl"
+PATH = "/v1/projects/p/locations/global/groundingConfigs/default_grounding_config:check"
+
+
+@dataclass
+class Results:
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _post(port: int, body: bytes, key: str, timeout: float) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request(
+            "POST", PATH, body, {"Content-Type": "application/json", "x-goog-api-key": key}
+        )
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def _get_status(port: int, path: str) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    except OSError:
+        return 0
+    finally:
+        connection.close()
+
+
+def _client(port: int, body: bytes, key: str, until: float, results: Results) -> None:
+    """Send requests back to back until `until`, recording each."""
+    while time.monotonic() < until:
+        started = time.perf_counter()
+        try:
+            status, payload = _post(port, body, key, timeout=60)
+            ok = status == 200 and "claims" in json.loads(payload)
+            problem = "" if ok else f"HTTP {status}: {payload[:200]!r}"
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+        elapsed = time.perf_counter() - started
+        with results.lock:
+            if problem:
+                results.errors.append(problem)
+            else:
+                results.latencies.append(elapsed)
+
+
+def _run_clients(port: int, body: bytes, keys: list[str], seconds: float) -> Results:
+    results = Results()
+    until = time.monotonic() + seconds
+    threads = [
+        threading.Thread(target=_client, args=(port, body, key, until, results)) for key in keys
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def _percentile(sorted_values: list[float], fraction: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(fraction * len(sorted_values)))]
+
+
+def _manage(env: dict[str, str], *args: str) -> str:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout
+
+
+@contextlib.contextmanager
+def _gunicorn(env: dict[str, str], port: int, workers: int, log_path: Path) -> Iterator[None]:
+    """gunicorn serving the app until the block ends, its output in `log_path`."""
+    with log_path.open("w") as log:
+        server = subprocess.Popen(
+            [
+                str(Path(sys.executable).with_name("gunicorn")),
+                "grounding_app.wsgi:application",
+                f"--workers={workers}",
+                f"--bind=127.0.0.1:{port}",
+                "--timeout=120",
+                "--log-level=warning",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            ready_in_a_row = 0
+            deadline = time.monotonic() + 300
+            while ready_in_a_row < 20:  # every worker, with overwhelming odds
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError(
+                        f"the server did not become ready:\n{log_path.read_text()[-3000:]}"
+                    )
+                ready = _get_status(port, "/readyz") == 200
+                ready_in_a_row = ready_in_a_row + 1 if ready else 0
+                time.sleep(0.05 if ready else 0.5)
+            yield
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--warm-up", type=float, default=5.0, help="unrecorded seconds first")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="texts to build from")
+    options = parser.parse_args(argv)
+
+    texts = benchmark_texts(options.data)
+    body = json.dumps(request_to_json(everyday_request(texts))).encode()
+    port = _free_port()
+    with tempfile.TemporaryDirectory(prefix="grounding-loadtest-") as scratch:
+        env = {
+            **os.environ,
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "DJANGO_DEBUG": "0",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SECURE_SSL_REDIRECT": "0",  # plain http on loopback
+            "DATABASE_URL": f"sqlite:///{scratch}/db.sqlite3",
+            "GROUNDING_PRELOAD": "1",
+            # One torch thread pool per worker, sized so workers do not fight over cores.
+            "OMP_NUM_THREADS": os.environ.get(
+                "OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // options.workers))
+            ),
+        }
+        _manage(env, "migrate", "--noinput")
+        keys = [
+            _manage(env, "create_api_key", f"loadtest-{n}").split()[-1]
+            for n in range(options.clients)
+        ]
+        try:
+            with _gunicorn(env, port, options.workers, Path(scratch) / "server.log"):
+                _run_clients(port, body, keys, options.warm_up)  # first-request costs
+                results = _run_clients(port, body, keys, options.seconds)
+        except RuntimeError as exc:
+            print(exc, file=sys.stderr)
+            return 1
+
+    latencies = sorted(results.latencies)
+    total = len(latencies) + len(results.errors)
+    print(
+        f"{options.clients} clients, {options.workers} gunicorn workers, {options.seconds:.0f} s,"
+        f" everyday request ({len(body):,} bytes): {total} requests,"
+        f" {total / options.seconds:.1f} req/s, {len(results.errors)} errors"
+    )
+    if latencies:
+        print(
+            f"latency p50 {_percentile(latencies, 0.50) * 1000:.0f} ms,"
+            f" p95 {_percentile(latencies, 0.95) * 1000:.0f} ms,"
+            f" mean {statistics.fmean(latencies) * 1000:.0f} ms,"
+            f" max {latencies[-1] * 1000:.0f} ms"
+        )
+    for problem in results.errors[:5]:
+        print(f"error: {problem}", file=sys.stderr)
+    return 1 if results.errors or not latencies else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
