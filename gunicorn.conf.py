@@ -40,7 +40,8 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
 def on_starting(server: Arbiter) -> None:
     """Share the cores among the workers' torch thread pools, unless OMP_NUM_THREADS is
-    set: workers each with a full pool fight over the cores (README, "Load")."""
+    set: workers each with a full pool fight over the cores
+    (docs/operations.md#load-and-databases)."""
     threads = max(1, (os.cpu_count() or 1) // server.cfg.workers)
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
 

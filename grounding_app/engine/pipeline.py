@@ -103,7 +103,8 @@ class Settings:
     statements_per_fact: int = 4
     # Evidence that contradicts a claim in ways the judge does not see: another name or
     # number where the claim has one it lacks (`lexical.substitutes`), or a record's yes
-    # or no the other way round (`_flag_disagrees`). The judge's odds are cut by e^this.
+    # or no the other way round (`checks/record_flag.py:flag_disagrees`). The judge's
+    # odds are cut by e^this.
     contradiction_penalty: float = 3.0
     # Evidence that gives the claim's action to another name (`roles.misattributes`) or
     # hedges what the claim states flatly (`hedges.drops_hedge`). The role flag fires on

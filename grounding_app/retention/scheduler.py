@@ -2,7 +2,8 @@
 
 Started by the app (RetentionConfig.ready) when RETENTION_PURGE_INTERVAL is set; a
 daemon thread, so it never keeps a process alive. Production runs `purge_expired` from
-cron or a systemd timer instead (README), once, rather than once per server worker.
+cron or a systemd timer instead (docs/operations.md#retention), once, rather than once
+per server worker.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from tests.browser.conftest import Session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 CURIE_FACTS = (
     Fact(
@@ -376,7 +376,7 @@ def demo_project(lead: Any, people: list[Any]) -> LabelingProject:
 
 @pytest.mark.slow
 def test_screenshots(open_session: Callable[..., Session], make_user: Callable[..., Any]) -> None:
-    DOCS.mkdir(exist_ok=True)
+    IMG.mkdir(exist_ok=True)
     session = open_session(role="annotator", name="ann")
     lead = make_user("reviewer", "lena")
     project = curie_project(lead, [session.user, make_user("annotator", "bob")])
@@ -392,7 +392,7 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     keys.press("c")
     saved(page)
     page.wait_for_timeout(400)
-    page.screenshot(path=str(DOCS / "annotate.png"))
+    page.screenshot(path=str(IMG / "annotate.png"))
     session.no_xss()
 
     people = [make_user("annotator", n) for n in ("ana", "ben", "chloe", "dev")]
@@ -404,5 +404,5 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     lead_session.goto(f"/annotations/{demo.pk}/agreement/")
     lead_page.locator("svg.chart-reliability").wait_for()
     lead_page.wait_for_timeout(300)
-    lead_page.screenshot(path=str(DOCS / "agreement.png"))
+    lead_page.screenshot(path=str(IMG / "agreement.png"))
     lead_session.no_xss()

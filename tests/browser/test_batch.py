@@ -1,6 +1,6 @@
 """Batch jobs in chromium: the progress bar moves without a reload while chunks are
 checked, then the page shows the results; `-m slow` also redraws the screenshots
-docs/batch-progress.png and docs/batch-results.png."""
+docs/img/batch-progress.png and docs/img/batch-results.png."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tests.browser.conftest import Session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 SOURCES = ("support-bot", "search-answers", "docs-assistant")
 
 
@@ -121,7 +121,7 @@ def test_screenshots(
     page.wait_for_function(
         "() => Number(document.querySelector('#progress progress').value) >= 120"
     )
-    page.locator("#progress").screenshot(path=str(DOCS / "batch-progress.png"))
+    page.locator("#progress").screenshot(path=str(IMG / "batch-progress.png"))
     page.wait_for_selector("#progress[data-status='done']", timeout=120_000)
-    page.screenshot(path=str(DOCS / "batch-results.png"), full_page=True)
-    assert (DOCS / "batch-results.png").stat().st_size > 10_000
+    page.screenshot(path=str(IMG / "batch-results.png"), full_page=True)
+    assert (IMG / "batch-results.png").stat().st_size > 10_000

@@ -1,5 +1,5 @@
 """Review round 2 in chromium: Markdown, unsupported words, long answers, reviewer
-verdicts, exports and expiry. The screenshot test (slow) redraws docs/review-md-*.png."""
+verdicts, exports and expiry. The screenshot test (slow) redraws docs/img/review-md-*.png."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.rendering.test_markdown import MARKDOWN_PAYLOADS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 FACTS = (
     Fact(
@@ -239,8 +239,8 @@ def test_reviewer_verdict_filter_export_and_expiry(open_session: Callable[..., S
 
 @pytest.mark.slow
 def test_round2_screenshots(open_session: Callable[..., Session]) -> None:
-    """docs/review-md-light.png, -dark.png, -hebrew.png and -200-claims.png."""
-    DOCS.mkdir(exist_ok=True)
+    """docs/img/review-md-light.png, -dark.png, -hebrew.png and -200-claims.png."""
+    IMG.mkdir(exist_ok=True)
     session = open_session(name="rina")
     page = session.page
     page.set_viewport_size({"width": 1360, "height": 900})
@@ -251,16 +251,16 @@ def test_round2_screenshots(open_session: Callable[..., Session]) -> None:
         session.goto(film.get_absolute_url())
         page.keyboard.press("j")
         page.wait_for_timeout(300)
-        page.screenshot(path=str(DOCS / f"review-md-{scheme}.png"), full_page=True)
+        page.screenshot(path=str(IMG / f"review-md-{scheme}.png"), full_page=True)
     page.emulate_media(color_scheme="light")
     hebrew = make_review(session.user, HEBREW_MD, HEBREW_FACTS)
     session.goto(hebrew.get_absolute_url())
     page.wait_for_timeout(300)
-    page.screenshot(path=str(DOCS / "review-md-hebrew.png"), full_page=True)
+    page.screenshot(path=str(IMG / "review-md-hebrew.png"), full_page=True)
     long = long_review(session.user)
     session.goto(long.get_absolute_url() + "?only=unsupported")
     page.keyboard.press("j")
     page.keyboard.press("j")
     page.wait_for_timeout(300)
-    page.screenshot(path=str(DOCS / "review-md-200-claims.png"))
+    page.screenshot(path=str(IMG / "review-md-200-claims.png"))
     session.no_xss()

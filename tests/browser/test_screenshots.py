@@ -1,7 +1,7 @@
 """Screenshots of a review page for the README, light and dark (slow: `-m slow`).
 
-Writes docs/review-light.png and docs/review-dark.png (a checked answer with verdicts,
-a cited source lit up by hovering its claim) and docs/review-gemini-{light,dark}.png
+Writes docs/img/review-light.png and docs/img/review-dark.png (a checked answer with verdicts,
+a cited source lit up by hovering its claim) and docs/img/review-gemini-{light,dark}.png
 (an answer grounded by web search, with the Search Suggestions widget).
 """
 
@@ -21,7 +21,7 @@ from tests.reviews.conftest import fixture_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 FACTS = (
     Fact(
@@ -90,12 +90,12 @@ def shoot(session: Session, url: str, name: str, hover: str | None = None) -> No
         if hover:
             page.locator(hover).hover()
         page.wait_for_timeout(300)  # let colour transitions finish
-        page.screenshot(path=str(DOCS / f"{name}-{scheme}.png"), full_page=True)
+        page.screenshot(path=str(IMG / f"{name}-{scheme}.png"), full_page=True)
     session.no_xss()
 
 
 def test_review_screenshots(open_session: Callable[..., Session]) -> None:
-    DOCS.mkdir(exist_ok=True)
+    IMG.mkdir(exist_ok=True)
     session = open_session(name="rina")
     review = film_review(session.user)
     shoot(session, review.get_absolute_url(), "review", ".claim.v-supported >> nth=1")

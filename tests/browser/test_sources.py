@@ -27,7 +27,7 @@ from tests.reviews.conftest import fixture_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
 
 ANSWER = (
@@ -248,7 +248,7 @@ def test_labeling_a_gemini_web_item(
 @pytest.mark.slow
 def test_screenshots(open_session: Callable[..., Session], make_user: Callable[..., Any]) -> None:
     """With the real verifier, so the numbers in docs/ are what people will see."""
-    DOCS.mkdir(exist_ok=True)
+    IMG.mkdir(exist_ok=True)
     checker().engine()  # load the model here, not inside the first page's request
     session = open_session(name="rina")
     page = session.page
@@ -262,7 +262,7 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
         page.locator("#second-opinion-0").scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         page.locator("#second-opinion-0").screenshot(
-            path=str(DOCS / f"second-opinion-{scheme}.png")
+            path=str(IMG / f"second-opinion-{scheme}.png")
         )
 
     page.emulate_media(color_scheme="light")
@@ -283,11 +283,11 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     session.goto(agent_url)
     page.locator("#second-opinion-0 tbody tr").first.wait_for()
     page.wait_for_timeout(300)
-    page.locator("#source-policy").screenshot(path=str(DOCS / "source-policy.png"))
-    page.screenshot(path=str(DOCS / "review-sources.png"), full_page=True)
+    page.locator("#source-policy").screenshot(path=str(IMG / "source-policy.png"))
+    page.screenshot(path=str(IMG / "review-sources.png"), full_page=True)
     session.goto(policy.get_absolute_url())
     page.wait_for_timeout(300)
-    page.screenshot(path=str(DOCS / "policy-edit.png"), full_page=True)
+    page.screenshot(path=str(IMG / "policy-edit.png"), full_page=True)
     session.no_xss()
 
     labeler = open_session(role="annotator", name="ann")
@@ -300,5 +300,5 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     lpage.wait_for_selector(".claim-card.is-focused")
     suggestions_frame(labeler)
     lpage.wait_for_timeout(400)
-    lpage.screenshot(path=str(DOCS / "label-gemini.png"))
+    lpage.screenshot(path=str(IMG / "label-gemini.png"))
     labeler.no_xss()

@@ -16,7 +16,7 @@ from tests.browser.pages import seed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 WIDTHS = (375, 768, 1280)
 SCHEMES: tuple[Literal["light", "dark"], ...] = ("light", "dark")
 
@@ -104,7 +104,7 @@ def test_an_english_bullet_in_a_hebrew_answer_stays_inside_the_card(
 def test_phone_and_tablet_screenshots(
     open_session: Callable[..., Session], fake_engine: GroundingEngine
 ) -> None:
-    """docs/review-phone-{light,dark}.png, docs/review-tablet.png, docs/batch-phone.png."""
+    """docs/img/review-phone-{light,dark}.png, review-tablet.png and batch-phone.png."""
     session = open_session(role="superuser", name="rina")
     pages = seed(session.user, fake_engine)
     page = session.page
@@ -120,4 +120,4 @@ def test_phone_and_tablet_screenshots(
         session.goto(pages[name])
         page.wait_for_load_state("networkidle")
         page.wait_for_timeout(300)  # colour transitions end
-        page.screenshot(path=str(DOCS / f"{shot}.png"))
+        page.screenshot(path=str(IMG / f"{shot}.png"))

@@ -2,8 +2,8 @@
 mixed answer and of a right-to-left one, on the claim's row and in the summary line,
 never over the claim's text, readable in light and dark mode.
 
-The slow test writes docs/review-hebrew-word-matching-{light,dark}.png (a mixed
-English/Hebrew answer) and docs/review-hebrew-rtl-word-matching-{light,dark}.png (a
+The slow test writes docs/img/review-hebrew-word-matching-{light,dark}.png (a mixed
+English/Hebrew answer) and docs/img/review-hebrew-rtl-word-matching-{light,dark}.png (a
 Hebrew-only answer), checked by the real engine (`-m slow`)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.browser.conftest import Session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 FACTS = (
     Fact(
@@ -155,7 +155,7 @@ def test_word_matching_screenshots(
     open_session: Callable[..., Session], fresh_checker: object
 ) -> None:
     """With the real engine (its verifier reads English only)."""
-    DOCS.mkdir(exist_ok=True)
+    IMG.mkdir(exist_ok=True)
     session = open_session(name="rina")
     page = session.page
     page.set_viewport_size({"width": 1360, "height": 860})
@@ -170,5 +170,5 @@ def test_word_matching_screenshots(
             assert_marked(page, hebrew_claims, "checked by word matching; this verifier reads")
             page.locator(".answer .claim").last.hover()
             page.wait_for_timeout(300)  # let colour transitions finish
-            page.screenshot(path=str(DOCS / f"{name}-{scheme}.png"), full_page=True)
+            page.screenshot(path=str(IMG / f"{name}-{scheme}.png"), full_page=True)
     session.no_xss()

@@ -1,7 +1,8 @@
 """Delete everything past its retention period, now; safe to run as often as you like.
 
-Like Django's `clearsessions`, made for cron or a systemd timer (README). Prints what it
-deleted, as counts, and records the same counts in the purge history.
+Like Django's `clearsessions`, made for cron or a systemd timer
+(docs/operations.md#retention). Prints what it deleted, as counts, and records the same
+counts in the purge history.
 """
 
 from __future__ import annotations
