@@ -9,7 +9,8 @@ Each annotation becomes one annotator's submitted labels, exactly as submitting 
 labeling page stores them (`services.submit`): one label per claim, the facts it cites
 (indices from 0) and a note. Its author is matched to a user here by the mapping given
 with the upload (`3 = ann` or `ann@example.org = ann`), else by the email Label
-Studio exports with the annotation (a user with that email, or that username). An
+Studio exports with the annotation (a user with that email, or that username); either
+way only one of the project's annotators, else the annotation is refused. An
 annotation is stored only whole, and only where nothing is there yet: where its
 annotator already submitted the same labels it counts as unchanged; other labels,
 a draft or a skip here are a conflict, reported and left as they are. So is an
@@ -54,10 +55,12 @@ class ImportReport:
 
 
 class _Users:
-    """Label Studio annotators to users here, looked up once each."""
+    """Label Studio annotators to the project's annotators, looked up once each: labels
+    are stored as someone who may label the project, never as just any user."""
 
-    def __init__(self, mapping: Mapping[str, str]) -> None:
+    def __init__(self, project: LabelingProject, mapping: Mapping[str, str]) -> None:
         self.mapping = mapping
+        self.annotators = project.annotators.all()
         self.found: dict[ls.Annotator, Any] = {}
 
     def user(self, who: ls.Annotator) -> tuple[Any, str]:
@@ -65,18 +68,30 @@ class _Users:
         if who in self.found:
             return self.found[who], ""
         users = get_user_model().objects
-        name = self.mapping.get(who.email.casefold()) if who.email else None
-        name = name or self.mapping.get(who.id.casefold())
-        if name is not None:
+        key = who.email.casefold() if who.email and who.email.casefold() in self.mapping else None
+        key = key or (who.id.casefold() if who.id.casefold() in self.mapping else None)
+        if key is not None:
+            name = self.mapping[key]
+            line = f"the mapping line “{key} = {name}”"
             user = users.filter(username=name).first()
             if user is None:
-                return None, f"the mapping names {name!r}, who is no user here"
+                return None, f"{line} names {name!r}, who is no user here"
+            if not self.annotators.filter(pk=user.pk).exists():
+                return None, (
+                    f"{line} names {name!r}, who is not an annotator of this project; "
+                    "nothing of theirs imported"
+                )
         elif who.email:
             matches = list(users.filter(Q(email__iexact=who.email) | Q(username__iexact=who.email)))
             if len(matches) != 1:
                 why = "no user here has" if not matches else "several users here have"
                 return None, f"{why} the email {who.email!r}; map it to a username"
             user = matches[0]
+            if not self.annotators.filter(pk=user.pk).exists():
+                return None, (
+                    f"the email {who.email!r} is {user.username}'s, who is not an annotator "
+                    "of this project; nothing of theirs imported"
+                )
         else:
             return None, f"map Label Studio user {who.id} to a username (“{who.id} = name”)"
         self.found[who] = user
@@ -220,7 +235,7 @@ def import_annotations(
         where = f"{exc.field}: " if exc.field else ""
         raise LabelStudioFileError(f"not a Label Studio JSON export: {where}{exc.message}") from exc
     report = ImportReport()
-    users = _Users(mapping or {})
+    users = _Users(project, mapping or {})
     keys = _label_keys(project)
     for task in tasks:
         if not task.annotations:
