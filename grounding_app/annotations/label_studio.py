@@ -31,6 +31,7 @@ from grounding_app.annotations import services
 from grounding_app.annotations.forms import MAX_NOTE_CHARS
 from grounding_app.annotations.models import Assignment, Item, ItemClaim, LabelingProject
 from grounding_app.annotations.services import ClaimState
+from grounding_app.common.numbers import plain_number
 from grounding_app.formats import label_studio as ls
 from grounding_app.formats.check_grounding import FormatError
 
@@ -145,9 +146,10 @@ def _states(
             return {}, f"claim {number}: {region.labels[0]!r} is not a label of this project"
         cited = set()
         for value in region.cited:
-            if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= len(item.facts):
+            fact = plain_number(value)  # not int(): 5,000 digits raised past its digit limit
+            if fact is None or not 1 <= fact <= len(item.facts):
                 return {}, f"claim {number} cites {value[:20]!r}, which is no fact of the item"
-            cited.add(int(value) - 1)
+            cited.add(fact - 1)
         note = region.note.replace("\r\n", "\n")
         if len(note) > MAX_NOTE_CHARS or "\x00" in note:
             return {}, f"claim {number}'s note is over {MAX_NOTE_CHARS} characters or holds NUL"

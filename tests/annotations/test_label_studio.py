@@ -366,3 +366,31 @@ def test_only_the_projects_annotators_may_be_mapped(
         "nothing of theirs imported."
     )
     assert {who for who, _, _ in _stored(project)} == {"ann"}
+
+
+def test_a_cited_fact_of_5000_digits_is_that_annotations_problem(
+    make_ls_project: Callable[..., LabelingProject], lead: Any, annotators: list[Any]
+) -> None:
+    """Issue 32, item 14: the cited fact's `int()` passed Python's digit limit: a 500."""
+    project = make_ls_project(overlap=2)
+    tasks = _tasks(lead, project)
+    _annotate(tasks, {"completed_by": 1}, "ann")
+    region = tasks[0]["annotations"][0]["result"][0]
+    tasks[0]["annotations"][0]["result"].append(
+        {
+            **region,
+            "from_name": "cited_facts",
+            "type": "choices",
+            "value": {**region["value"], "choices": ["1" * 5000]},
+        }
+    )
+    upload = SimpleUploadedFile("export.json", json.dumps(tasks).encode())
+    response = client_for(lead).post(
+        f"/annotations/{project.pk}/label-studio/", {"file": upload, "annotators": "1 = ann"}
+    )
+    report = response.context["report"]
+    assert report.imported == 4
+    assert report.problems == [
+        "task 1 of the file, annotation 1 by Label Studio user 1: claim 1 cites "
+        "'11111111111111111111', which is no fact of the item."
+    ]
