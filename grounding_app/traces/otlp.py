@@ -38,6 +38,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
+from grounding_app.formats.check_grounding import json_int
 from grounding_app.traces.attributes import Event, Span
 
 PROTOBUF = "application/x-protobuf"
@@ -159,7 +160,7 @@ def parse(body: bytes, encoding: str, max_spans: int) -> Parsed:
         lists = [scope.spans for rs in request.resource_spans for scope in rs.scope_spans]
         return Parsed(request, _cut(lists, max_spans))
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_int=json_int)
     except (ValueError, RecursionError) as exc:
         raise Malformed(f"the body is not JSON ({exc}).") from exc
     if not isinstance(data, dict):
