@@ -69,6 +69,7 @@ def json_int(text: str) -> int:
         raise ValueError(f"a number of {digits:,} digits; at most {MAX_INT_DIGITS:,} are read")
     return int(text)
 
+
 _REQUEST_FIELDS = {
     "groundingConfig": "grounding_config",
     "answerCandidate": "answer_candidate",
