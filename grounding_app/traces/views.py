@@ -131,6 +131,7 @@ def source_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "jobs": jobs,
         "current": next((j.job for j in jobs if j.job_id == source.job_id), None),
         "quiet_seconds": settings.TRACES_QUIET_SECONDS,
+        "max_unknown_keys": settings.TRACES_MAX_UNKNOWN_KEYS,
     }
     return render(request, "traces/source.html", context)
 
