@@ -91,7 +91,9 @@ def world(fake_engine: GroundingEngine, make_user: Callable[..., Any]) -> World:
     review = review_services.check_and_save(lead, request)
     claim = ItemClaim.objects.filter(item__project=project).first()
     assert claim is not None
-    policy = SourcePolicy.objects.create(name="Blocked", excluded_domains=["example.com"])
+    policy = SourcePolicy.objects.create(
+        name="Blocked", excluded_domains=["example.com"], created_by=lead
+    )
     job = batch_services.create_job(jsonl(3, bad=(2,)), name="log.jsonl", user=lead, send=False)
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
         batch_services.run_chunk(chunk_id)
