@@ -344,6 +344,9 @@ BATCH_SWEEP_SECONDS = env_int("BATCH_SWEEP_SECONDS", 15)  # how often each worke
 # request is answered in about a second whatever its size (grounding_app.batch.services).
 BATCH_SPLIT_INLINE_LINES = env_int("BATCH_SPLIT_INLINE_LINES", 2_000)
 BATCH_KEY_WAITING_LINES = env_int("BATCH_KEY_WAITING_LINES", 100_000)
+# A Label Studio export larger than this is stored and read by a worker, the page showing
+# its progress; a smaller one is read within the request (a few hundred tasks, seconds).
+LABEL_STUDIO_INLINE_BYTES = env_int("LABEL_STUDIO_INLINE_BYTES", 512 * 1024)
 
 # The OTLP/HTTP traces receiver (docs/traces.md). A trace is checked once it has an LLM
 # span with a completion and its root span, or when no span of it came for

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from csp.decorators import csp_exempt
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
@@ -39,7 +40,12 @@ from grounding_app.annotations.forms import (
     SendReviewForm,
     claim_states,
 )
-from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
+from grounding_app.annotations.models import (
+    Assignment,
+    ItemClaim,
+    LabelingProject,
+    LabelStudioImport,
+)
 from grounding_app.common.importing import ImportProblems
 from grounding_app.common.numbers import plain_number
 from grounding_app.formats.check_grounding import FormatError
@@ -400,6 +406,15 @@ def label_studio_page(request: HttpRequest, pk: int) -> HttpResponse:
         upload = form.cleaned_data["file"]
         if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
             form.add_error("file", f"The file is larger than {MAX_IMPORT_BYTES // 2**20} MiB.")
+        elif upload.size is None or upload.size > settings.LABEL_STUDIO_INLINE_BYTES:
+            job = label_studio.queue_import(
+                project,
+                upload.read(MAX_IMPORT_BYTES + 1),
+                form.cleaned_data["annotators"],
+                upload.name or "",
+                request.user,
+            )
+            return redirect(job)
         else:
             try:
                 report = label_studio.import_annotations(
@@ -418,3 +433,15 @@ def label_studio_page(request: HttpRequest, pk: int) -> HttpResponse:
         "config": exports.label_studio_config(project),
     }
     return render(request, "annotations/label_studio.html", context, status=status)
+
+
+@leads
+@require_GET
+def label_studio_import(request: HtmxHttpRequest, pk: int, job_pk: int) -> HttpResponse:
+    """An import a worker reads: its progress while it runs (htmx polls this page for
+    the partial, which stops polling once it shows the report)."""
+    job = get_object_or_404(LabelStudioImport, pk=job_pk, project_id=pk)
+    context = {"project": job.project, "job": job, "tab": "label_studio", "is_lead": True}
+    if request.htmx:
+        return render(request, "annotations/label_studio_import.html#progress", context)
+    return render(request, "annotations/label_studio_import.html", context)

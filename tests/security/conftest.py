@@ -63,6 +63,7 @@ class World:
             "public_id": self.review_id,
             "candidate": 0,
             "number": 0,
+            "job_pk": 1,  # a Label Studio import: GET only, so a POST is 405 before any lookup
         }
 
     def args_for(self, app: str) -> dict[str, Any]:
