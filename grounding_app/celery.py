@@ -1,6 +1,6 @@
 """The Celery app, configured from Django settings (`CELERY_*`), for batch jobs, the
-Verifier page's adaptations (`verifiers/tasks.py`) and large Label Studio imports
-(`annotations/tasks.py`), all on the same queue.
+Verifier page's adaptations (`verifiers/tasks.py`) and large labeling imports (Label
+Studio exports and JSONL items, `annotations/tasks.py`), all on the same queue.
 
 Start a worker with `celery -A grounding_app.celery worker` (scripts/run does).
 

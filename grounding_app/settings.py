@@ -347,6 +347,9 @@ BATCH_KEY_WAITING_LINES = env_int("BATCH_KEY_WAITING_LINES", 100_000)
 # A Label Studio export larger than this is stored and read by a worker, the page showing
 # its progress; a smaller one is read within the request (a few hundred tasks, seconds).
 LABEL_STUDIO_INLINE_BYTES = env_int("LABEL_STUDIO_INLINE_BYTES", 512 * 1024)
+# JSONL items of a labeling project beyond this many are checked by a worker, the page
+# showing the progress: the engine checks each (2,000 items take minutes on a CPU).
+LABELING_IMPORT_INLINE_ITEMS = env_int("LABELING_IMPORT_INLINE_ITEMS", 100)
 
 # The OTLP/HTTP traces receiver (docs/traces.md). A trace is checked once it has an LLM
 # span with a completion and its root span, or when no span of it came for

@@ -19,25 +19,17 @@ annotation that would give an item more than the project's k annotators.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F, Q
-from django.utils import timezone
+from django.db.models import Q
 
 from grounding_app.annotations import services
 from grounding_app.annotations.forms import MAX_NOTE_CHARS
-from grounding_app.annotations.models import (
-    Assignment,
-    Item,
-    ItemClaim,
-    LabelingProject,
-    LabelStudioImport,
-)
+from grounding_app.annotations.models import Assignment, Item, ItemClaim, LabelingProject
 from grounding_app.annotations.services import ClaimState
 from grounding_app.common.numbers import plain_number
 from grounding_app.formats import label_studio as ls
@@ -45,8 +37,6 @@ from grounding_app.formats.check_grounding import FormatError
 
 MAX_REPORTED = 200
 PROGRESS_EVERY = 50  # tasks between two progress writes of an import job
-
-logger = logging.getLogger(__name__)
 
 
 class LabelStudioFileError(ValueError):
@@ -285,65 +275,3 @@ def import_annotations(
             else:
                 report.imported += 1
     return report
-
-
-def queue_import(
-    project: LabelingProject, data: bytes, mapping: Mapping[str, str], name: str, user: Any
-) -> LabelStudioImport:
-    """Store an export too large to read within the request and (after commit) ask a
-    worker to read it (`run_import`)."""
-    job = LabelStudioImport.objects.create(
-        project=project,
-        created_by=user if getattr(user, "is_authenticated", False) else None,
-        name=name[:200],
-        data=data,
-        mapping=dict(mapping),
-    )
-    transaction.on_commit(lambda: send_import(job.pk))
-    return job
-
-
-def send_import(job_id: int) -> None:
-    """Queue the import on the batch workers' queue; a broker that is down leaves it
-    queued, and the page says it waits for a worker."""
-    from grounding_app.annotations.tasks import send
-
-    try:
-        send(job_id)
-    except Exception:
-        logger.exception("could not send Label Studio import %s to the broker", job_id)
-
-
-def run_import(job_id: int) -> bool:
-    """The task's body: read the stored export into labels, writing progress and then
-    the report on the row; False when the import was not queued (taken already)."""
-    rows = LabelStudioImport.objects.filter(pk=job_id)
-    if not rows.filter(status=LabelStudioImport.Status.QUEUED).update(
-        status=LabelStudioImport.Status.RUNNING
-    ):
-        return False
-    job = rows.select_related("project").get()
-
-    def progress(done: int, total: int) -> None:
-        rows.update(done=done, total=total)
-
-    outcome: dict[str, Any] = {"status": LabelStudioImport.Status.DONE}
-    try:
-        report = import_annotations(job.project, bytes(job.data), job.mapping, progress)
-    except LabelStudioFileError as exc:
-        outcome = {"status": LabelStudioImport.Status.FAILED, "error": str(exc)}
-    except Exception:
-        logger.exception("Label Studio import %s failed", job_id)
-        outcome = {
-            "status": LabelStudioImport.Status.FAILED,
-            "error": "the import stopped on an unexpected error; the worker's log says why",
-        }
-    else:
-        outcome.update(
-            imported=report.imported,
-            unchanged=report.unchanged,
-            problems=report.problems,
-            done=F("total"),
-        )
-    rows.update(**outcome, data=b"", finished_at=timezone.now())
-    return True

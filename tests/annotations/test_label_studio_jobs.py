@@ -13,8 +13,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from grounding_app.annotations import label_studio
-from grounding_app.annotations.models import LabelingProject, LabelStudioImport
+from grounding_app.annotations import jobs, label_studio
+from grounding_app.annotations.models import ImportJob, LabelingProject
 from tests.annotations.conftest import client_for
 from tests.annotations.test_label_studio import _annotate, _stored, _tasks
 
@@ -42,17 +42,17 @@ def test_a_large_export_is_stored_read_by_the_task_and_reported(
     _annotate(tasks, {"completed_by": 77}, "bob")
     client = client_for(lead)
     response = _post(client, project, json.dumps(tasks).encode(), "1 = ann")
-    job = LabelStudioImport.objects.get()
+    job = ImportJob.objects.get()
     assert response.status_code == 302 and response["Location"] == job.get_absolute_url()
-    assert job.status == LabelStudioImport.Status.QUEUED and bytes(job.data)
+    assert job.status == ImportJob.Status.QUEUED and bytes(job.data)
     assert job.mapping == {"1": "ann"} and job.created_by == lead
     assert not _stored(project)  # nothing read within the request
 
     page = client.get(job.get_absolute_url()).content.decode()
     assert "Waiting for a worker" in page and 'hx-trigger="every 1s"' in page
 
-    assert label_studio.run_import(job.pk)
-    assert not label_studio.run_import(job.pk)  # taken once only
+    assert jobs.run(job.pk)
+    assert not jobs.run(job.pk)  # taken once only
     job.refresh_from_db()
     assert (job.status, job.total, job.done, job.imported) == ("done", 4, 4, 4)
     assert len(job.problems) == 4 and "map Label Studio user 77" in job.problems[0]
@@ -76,20 +76,20 @@ def test_progress_is_written_while_the_tasks_are_read(
     tasks = _tasks(lead, project)
     _annotate(tasks, {"completed_by": 1}, "ann")
     _post(client_for(lead), project, json.dumps(tasks).encode(), "1 = ann")
-    job = LabelStudioImport.objects.get()
+    job = ImportJob.objects.get()
     seen: list[tuple[int, int, str]] = []
     store = label_studio._store
 
     def watch(*args: Any) -> str:
-        row = LabelStudioImport.objects.get(pk=job.pk)
+        row = ImportJob.objects.get(pk=job.pk)
         seen.append((row.done, row.total, row.status))
         return store(*args)
 
     monkeypatch.setattr(label_studio, "PROGRESS_EVERY", 2)
     monkeypatch.setattr(label_studio, "_store", watch)
-    label_studio.run_import(job.pk)
+    jobs.run(job.pk)
     assert seen == [(0, 4, "running"), (0, 4, "running"), (2, 4, "running"), (2, 4, "running")]
-    LabelStudioImport.objects.filter(pk=job.pk).update(status="running", done=2)
+    ImportJob.objects.filter(pk=job.pk).update(status="running", done=2)
     page = client_for(lead).get(job.get_absolute_url()).content.decode()
     assert "2 of 4 tasks read." in page and 'value="50"' in page
 
@@ -99,8 +99,8 @@ def test_a_file_that_is_no_export_fails_the_import_with_its_reason(
 ) -> None:
     project = make_project(count=1)
     _post(client_for(lead), project, b'{"not": "a list of tasks"}' + b" " * 200, "")
-    job = LabelStudioImport.objects.get()
-    label_studio.run_import(job.pk)
+    job = ImportJob.objects.get()
+    jobs.run(job.pk)
     page = client_for(lead).get(job.get_absolute_url()).content.decode()
     assert "Nothing imported: not a Label Studio JSON export" in page
     assert "an array of tasks" in page
@@ -111,7 +111,7 @@ def test_only_leads_see_an_import_and_only_in_its_project(
 ) -> None:
     project, other = make_project(count=1), make_project(count=1)
     _post(client_for(lead), project, b"[]" + b" " * 200, "")
-    job = LabelStudioImport.objects.get()
+    job = ImportJob.objects.get()
     assert client_for(annotators[0]).get(job.get_absolute_url()).status_code == 403
-    url = f"/annotations/{other.pk}/label-studio/imports/{job.pk}/"
+    url = f"/annotations/{other.pk}/imports/{job.pk}/"
     assert client_for(lead).get(url).status_code == 404

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from grounding_app.annotations.models import LabelingProject, LabelStudioImport
+from grounding_app.annotations.models import ImportJob, LabelingProject
 from tests.annotations.conftest import client_for
 from tests.annotations.test_label_studio import _annotate, _stored, _tasks
 from tests.batch.conftest import shared_workers, wait_for  # noqa: F401 (a fixture)
@@ -36,7 +36,7 @@ def test_a_worker_reads_the_export_and_the_page_reports_it(
         f"/annotations/{project.pk}/label-studio/", {"file": upload, "annotators": "1 = ann"}
     )
     assert response.status_code == 302
-    job = LabelStudioImport.objects.get()
+    job = ImportJob.objects.get()
 
     def finished() -> bool:
         job.refresh_from_db()

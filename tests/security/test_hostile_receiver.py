@@ -22,8 +22,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from grounding_app.annotations import exports, label_studio
-from grounding_app.annotations.models import LabelStudioImport
+from grounding_app.annotations import exports, jobs
+from grounding_app.annotations.models import ImportJob
 from grounding_app.api.models import ApiKey
 from grounding_app.lab.rag_traces import OPENINFERENCE
 from grounding_app.traces import services as trace_services
@@ -151,9 +151,9 @@ def test_label_studio_imports_walked_leaf_by_leaf(
 
 def _run_every_import() -> None:
     """The worker's side: each queued import read, none stopped by an unexpected error."""
-    for pk in LabelStudioImport.objects.values_list("pk", flat=True):
-        label_studio.run_import(pk)
-    failed = LabelStudioImport.objects.filter(error__contains="unexpected")
+    for pk in ImportJob.objects.values_list("pk", flat=True):
+        jobs.run(pk)
+    failed = ImportJob.objects.filter(error__contains="unexpected")
     assert not failed.exists(), list(failed.values_list("pk", flat=True))
 
 
@@ -165,7 +165,7 @@ def test_the_label_studio_form_walked_through_the_job(world: World, settings: An
 
     crashes = [what for what, data in hostile_inputs(form) if send(form, data).status_code >= 500]
     assert not crashes, crashes
-    assert LabelStudioImport.objects.exists()
+    assert ImportJob.objects.exists()
     _run_every_import()
 
 
