@@ -25,12 +25,11 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from grounding_app.annotations import exports, jobs
 from grounding_app.annotations.models import ImportJob
 from grounding_app.api.models import ApiKey
-from grounding_app.lab.rag_traces import OPENINFERENCE
 from grounding_app.traces import services as trace_services
 from tests.security.conftest import World, signed_in
 from tests.security.test_hostile_forms import LONE_SURROGATE, WALKED, _forms, hostile_inputs
 from tests.security.test_hostile_uploads import API_UPLOADS
-from tests.traces.conftest import JSON, encode, record
+from tests.traces.conftest import JSON, encode, rag_traces, record
 
 pytestmark = pytest.mark.django_db
 
@@ -96,7 +95,7 @@ def _dumps(document: Any) -> bytes:
 @override_settings(TRACES_QUIET_SECONDS=0)
 def test_the_otlp_receiver_walked_leaf_by_leaf(client: Client) -> None:
     key = ApiKey.issue("hostile-receiver")[1]
-    export = json.loads(encode(record([0], OPENINFERENCE), JSON))
+    export = json.loads(encode(record([0], rag_traces.OPENINFERENCE), JSON))
     headers = {"x-goog-api-key": key}
     ok = client.post("/otlp/v1/traces", _dumps(export), content_type=JSON, headers=headers)
     assert ok.status_code == 200, ok.content
