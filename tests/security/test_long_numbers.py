@@ -13,7 +13,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from grounding_app.api.models import ApiKey
-from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.batch import services as batch_services
+from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
+from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
 from tests.annotations.conftest import grounding_line
 from tests.security.conftest import World, signed_in
@@ -113,3 +115,40 @@ def test_a_label_studio_export_with_a_long_number_is_refused_whole(world: World)
         {"file": SimpleUploadedFile("export.json", export.encode())},
     )
     assert response.status_code == 400 and LONG in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("threshold", "status"),
+    [(DIGITS, 400), ("1e" + DIGITS, 400), ("0." + DIGITS, 200)],  # 0.999… reads as 1.0
+)
+def test_a_long_batch_threshold_is_read_or_refused(
+    client: Client, threshold: str, status: int
+) -> None:
+    key = ApiKey.issue("long numbers")[1]
+    response = client.post(
+        f"/v1/batchJobs?citationThreshold={threshold}",
+        grounding_line(1, "Titanic was directed by James Cameron."),
+        content_type="application/x-ndjson",
+        headers={"x-goog-api-key": key},
+    )
+    assert response.status_code == status
+
+
+def test_a_ragas_row_with_a_long_number_fails_alone(
+    client: Client, fake_engine: GroundingEngine
+) -> None:
+    key = ApiKey.issue("long numbers")[1]
+    rows = (
+        "question,contexts,answer\n"
+        "Where?,\"['Paris is in France.']\",Paris is in France.\n"
+        f"Where?,[{DIGITS}],Paris is in France.\n"
+    )
+    response = client.post(
+        "/v1/batchJobs", rows, content_type="text/csv", headers={"x-goog-api-key": key}
+    )
+    assert response.status_code < 300
+    for chunk in BatchChunk.objects.values_list("pk", flat=True):
+        batch_services.run_chunk(chunk)
+    lines = {line.number: line for line in BatchLine.objects.all()}  # CSV line numbers
+    assert lines[2].state == BatchLine.State.DONE
+    assert lines[3].state == BatchLine.State.FAILED and "not a list" in lines[3].error
