@@ -1,5 +1,6 @@
-"""The Celery app, configured from Django settings (`CELERY_*`), for batch jobs and the
-Verifier page's adaptations (`verifiers/tasks.py`, on the same queue).
+"""The Celery app, configured from Django settings (`CELERY_*`), for batch jobs, the
+Verifier page's adaptations (`verifiers/tasks.py`) and large labeling imports (Label
+Studio exports and JSONL items, `annotations/tasks.py`), all on the same queue.
 
 Start a worker with `celery -A grounding_app.celery worker` (scripts/run does).
 
@@ -71,7 +72,9 @@ TRANSPORT_ALIASES["sqla"] = TRANSPORT_ALIASES["sqlalchemy"] = (
 
 app = Celery("grounding_app")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["grounding_app.batch", "grounding_app.verifiers"])
+app.autodiscover_tasks(
+    ["grounding_app.batch", "grounding_app.verifiers", "grounding_app.annotations"]
+)
 
 
 @celeryd_init.connect

@@ -349,6 +349,12 @@ BATCH_SWEEP_SECONDS = env_int("BATCH_SWEEP_SECONDS", 15)  # how often each worke
 # request is answered in about a second whatever its size (grounding_app.batch.services).
 BATCH_SPLIT_INLINE_LINES = env_int("BATCH_SPLIT_INLINE_LINES", 2_000)
 BATCH_KEY_WAITING_LINES = env_int("BATCH_KEY_WAITING_LINES", 100_000)
+# A Label Studio export larger than this is stored and read by a worker, the page showing
+# its progress; a smaller one is read within the request (a few hundred tasks, seconds).
+LABEL_STUDIO_INLINE_BYTES = env_int("LABEL_STUDIO_INLINE_BYTES", 512 * 1024)
+# JSONL items of a labeling project beyond this many are checked by a worker, the page
+# showing the progress: the engine checks each (2,000 items take minutes on a CPU).
+LABELING_IMPORT_INLINE_ITEMS = env_int("LABELING_IMPORT_INLINE_ITEMS", 100)
 
 # The OTLP/HTTP traces receiver (docs/traces.md). A trace is checked once it has an LLM
 # span with a completion and its root span, or when no span of it came for
@@ -364,3 +370,6 @@ TRACES_MAX_TRACE_SPANS = env_int("TRACES_MAX_TRACE_SPANS", 2_000)
 # Spans read from one export: the rest are refused in its partial success, so one large
 # export holds a web worker for seconds, not until it is killed.
 TRACES_MAX_EXPORT_SPANS = env_int("TRACES_MAX_EXPORT_SPANS", 20_000)
+# Distinct unknown attribute keys kept per source (its page lists them); spans' keys
+# past it are only counted, so an exporter inventing keys cannot grow a row unbounded.
+TRACES_MAX_UNKNOWN_KEYS = env_int("TRACES_MAX_UNKNOWN_KEYS", 500)

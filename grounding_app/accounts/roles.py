@@ -41,6 +41,15 @@ def has_role(user: object, *roles: str) -> bool:
     return bool(roles_of(user) & set(roles))
 
 
+def may_change(user: Any, owner_id: int | None) -> bool:
+    """The one ownership rule: what a person made (a review, a batch job, a source policy,
+    an API key and the trace sources fed through it) is changed, cancelled or deleted by
+    that person or an admin, nobody else; a thing without an owner, by an admin."""
+    if has_role(user, ADMIN):
+        return True
+    return owner_id is not None and owner_id == getattr(user, "pk", None)
+
+
 def role_required(*roles: str) -> Callable[[View], View]:
     """Anonymous users go to the login page; signed-in users without a role get 403."""
     unknown = set(roles) - set(ROLES)

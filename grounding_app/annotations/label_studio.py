@@ -9,7 +9,8 @@ Each annotation becomes one annotator's submitted labels, exactly as submitting 
 labeling page stores them (`services.submit`): one label per claim, the facts it cites
 (indices from 0) and a note. Its author is matched to a user here by the mapping given
 with the upload (`3 = ann` or `ann@example.org = ann`), else by the email Label
-Studio exports with the annotation (a user with that email, or that username). An
+Studio exports with the annotation (a user with that email, or that username); either
+way only one of the project's annotators, else the annotation is refused. An
 annotation is stored only whole, and only where nothing is there yet: where its
 annotator already submitted the same labels it counts as unchanged; other labels,
 a draft or a skip here are a conflict, reported and left as they are. So is an
@@ -18,7 +19,7 @@ annotation that would give an item more than the project's k annotators.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,10 +31,12 @@ from grounding_app.annotations import services
 from grounding_app.annotations.forms import MAX_NOTE_CHARS
 from grounding_app.annotations.models import Assignment, Item, ItemClaim, LabelingProject
 from grounding_app.annotations.services import ClaimState
+from grounding_app.common.numbers import plain_number
 from grounding_app.formats import label_studio as ls
 from grounding_app.formats.check_grounding import FormatError
 
 MAX_REPORTED = 200
+PROGRESS_EVERY = 50  # tasks between two progress writes of an import job
 
 
 class LabelStudioFileError(ValueError):
@@ -54,10 +57,12 @@ class ImportReport:
 
 
 class _Users:
-    """Label Studio annotators to users here, looked up once each."""
+    """Label Studio annotators to the project's annotators, looked up once each: labels
+    are stored as someone who may label the project, never as just any user."""
 
-    def __init__(self, mapping: Mapping[str, str]) -> None:
+    def __init__(self, project: LabelingProject, mapping: Mapping[str, str]) -> None:
         self.mapping = mapping
+        self.annotators = project.annotators.all()
         self.found: dict[ls.Annotator, Any] = {}
 
     def user(self, who: ls.Annotator) -> tuple[Any, str]:
@@ -65,18 +70,30 @@ class _Users:
         if who in self.found:
             return self.found[who], ""
         users = get_user_model().objects
-        name = self.mapping.get(who.email.casefold()) if who.email else None
-        name = name or self.mapping.get(who.id.casefold())
-        if name is not None:
+        key = who.email.casefold() if who.email and who.email.casefold() in self.mapping else None
+        key = key or (who.id.casefold() if who.id.casefold() in self.mapping else None)
+        if key is not None:
+            name = self.mapping[key]
+            line = f"the mapping line “{key} = {name}”"
             user = users.filter(username=name).first()
             if user is None:
-                return None, f"the mapping names {name!r}, who is no user here"
+                return None, f"{line} names {name!r}, who is no user here"
+            if not self.annotators.filter(pk=user.pk).exists():
+                return None, (
+                    f"{line} names {name!r}, who is not an annotator of this project; "
+                    "nothing of theirs imported"
+                )
         elif who.email:
             matches = list(users.filter(Q(email__iexact=who.email) | Q(username__iexact=who.email)))
             if len(matches) != 1:
                 why = "no user here has" if not matches else "several users here have"
                 return None, f"{why} the email {who.email!r}; map it to a username"
             user = matches[0]
+            if not self.annotators.filter(pk=user.pk).exists():
+                return None, (
+                    f"the email {who.email!r} is {user.username}'s, who is not an annotator "
+                    "of this project; nothing of theirs imported"
+                )
         else:
             return None, f"map Label Studio user {who.id} to a username (“{who.id} = name”)"
         self.found[who] = user
@@ -130,9 +147,10 @@ def _states(
             return {}, f"claim {number}: {region.labels[0]!r} is not a label of this project"
         cited = set()
         for value in region.cited:
-            if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= len(item.facts):
+            fact = plain_number(value)  # not int(): 5,000 digits raised past its digit limit
+            if fact is None or not 1 <= fact <= len(item.facts):
                 return {}, f"claim {number} cites {value[:20]!r}, which is no fact of the item"
-            cited.add(int(value) - 1)
+            cited.add(fact - 1)
         note = region.note.replace("\r\n", "\n")
         if len(note) > MAX_NOTE_CHARS or "\x00" in note:
             return {}, f"claim {number}'s note is over {MAX_NOTE_CHARS} characters or holds NUL"
@@ -211,18 +229,24 @@ def _item_for(project: LabelingProject, task: ls.Task) -> tuple[Item | None, str
 
 
 def import_annotations(
-    project: LabelingProject, raw: str | bytes, mapping: Mapping[str, str] | None = None
+    project: LabelingProject,
+    raw: str | bytes,
+    mapping: Mapping[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
-    """Store the annotations of a Label Studio JSON export as submitted labels."""
+    """Store the annotations of a Label Studio JSON export as submitted labels;
+    `progress(done, total)` hears of every PROGRESS_EVERY tasks read."""
     try:
         tasks = ls.read_export(raw)
     except FormatError as exc:
         where = f"{exc.field}: " if exc.field else ""
         raise LabelStudioFileError(f"not a Label Studio JSON export: {where}{exc.message}") from exc
     report = ImportReport()
-    users = _Users(mapping or {})
+    users = _Users(project, mapping or {})
     keys = _label_keys(project)
-    for task in tasks:
+    for done, task in enumerate(tasks):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, len(tasks))
         if not task.annotations:
             continue
         item, why = _item_for(project, task)

@@ -223,3 +223,60 @@ class ClaimLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label or 'unlabeled'} by {self.assignment.annotator}"
+
+
+class ImportJob(models.Model):
+    """An upload too long to read within the request, read by a worker (`jobs.run`): a
+    Label Studio export (4,500 tasks held a web worker 71 s) or JSONL items, each checked
+    by the engine (2,000 items, a couple of minutes). The upload is kept here (in the
+    database, so a worker on any machine reads it, as batch uploads are) until it is
+    read; the page polls `done` of `total` and then shows the outcome."""
+
+    class Kind(models.TextChoices):
+        LABEL_STUDIO = "label_studio", "Label Studio annotations"
+        ITEMS = "items", "Items"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    project = models.ForeignKey(
+        LabelingProject, on_delete=models.CASCADE, related_name="import_jobs"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    name = models.CharField(max_length=200, blank=True, help_text="The uploaded file's name.")
+    data = models.BinaryField(default=b"", help_text="The upload, emptied once read.")
+    mapping = models.JSONField(default=dict, blank=True, help_text="Annotator lines.")
+    total = models.PositiveIntegerField(default=0, help_text="Tasks or items in the upload.")
+    done = models.PositiveIntegerField(default=0, help_text="Tasks read or items checked.")
+    imported = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    problems = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True, help_text="Why nothing was imported.")
+
+    objects = RetentionManager(project="project")
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} import {self.pk} into {self.project_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("annotations:import_job", args=[self.project_id, self.pk])
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 0

@@ -11,7 +11,7 @@ the database itself, so no item ever gets more than k annotators, nor one twice.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -50,6 +50,7 @@ from grounding_app.reviews.models import Review
 from grounding_app.reviews.services import stored_request
 
 ALLOCATION_ATTEMPTS = 3
+PROGRESS_EVERY = 10  # items checked between two progress writes of an import job
 
 
 class LabelingError(ValueError):
@@ -152,13 +153,21 @@ def add_items(
     return items
 
 
-def checked_items(raw: str | bytes) -> list[CheckedItem]:
-    """Parse every line and run the engine on each item, outside any transaction.
+def checked_items(
+    raw: str | bytes, progress: Callable[[int, int], None] | None = None
+) -> list[CheckedItem]:
+    """Parse every line and run the engine on each item, outside any transaction;
+    `progress(done, total)` hears of every PROGRESS_EVERY items checked.
 
     Raises `importing.ImportProblems` naming every bad line.
     """
     sources = parse_jsonl(raw)
-    return [check_item(source, checker().respond) for source in sources]
+    checked = []
+    for done, source in enumerate(sources):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, len(sources))
+        checked.append(check_item(source, checker().respond))
+    return checked
 
 
 def import_jsonl(project: LabelingProject, raw: str | bytes) -> list[Item]:

@@ -25,6 +25,7 @@ urlpatterns = [
         name="export_label_studio",
     ),
     path("<int:pk>/label-studio/", views.label_studio_page, name="label_studio"),
+    path("<int:pk>/imports/<int:job_pk>/", views.import_job, name="import_job"),
     path("label/<int:pk>/", views.label, name="label"),
     path("label/<int:pk>/draft/", views.label_draft, name="draft"),
     path("label/<int:pk>/submit/", views.label_submit, name="submit"),

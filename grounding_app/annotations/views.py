@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from csp.decorators import csp_exempt
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
@@ -29,7 +30,7 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, role_required
-from grounding_app.annotations import agreement, exports, label_studio, services
+from grounding_app.annotations import agreement, exports, jobs, label_studio, services
 from grounding_app.annotations.forms import (
     AdjudicateForm,
     ImportItemsForm,
@@ -39,7 +40,12 @@ from grounding_app.annotations.forms import (
     SendReviewForm,
     claim_states,
 )
-from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
+from grounding_app.annotations.models import (
+    Assignment,
+    ImportJob,
+    ItemClaim,
+    LabelingProject,
+)
 from grounding_app.common.importing import ImportProblems
 from grounding_app.common.numbers import plain_number
 from grounding_app.formats.check_grounding import FormatError
@@ -104,6 +110,22 @@ def _imported(request: HttpRequest, count: int) -> None:
     messages.success(request, f"Imported {count} item{'s' if count != 1 else ''}.")
 
 
+def _is_long(raw: str | bytes | None) -> bool:
+    """More items than LABELING_IMPORT_INLINE_ITEMS: the engine checks each, so they
+    are checked by a worker, not within the request."""
+    if raw is None:
+        return False
+    lines = raw.splitlines() if isinstance(raw, bytes) else raw.encode().splitlines()
+    return sum(1 for line in lines if line.strip()) > settings.LABELING_IMPORT_INLINE_ITEMS
+
+
+def _queue_items(request: HttpRequest, project: LabelingProject, raw: str | bytes) -> ImportJob:
+    data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+    upload = request.FILES.get("file")
+    name = (upload.name or "") if upload is not None else "pasted items"
+    return jobs.queue(project, ImportJob.Kind.ITEMS, data, name=name, user=request.user)
+
+
 @leads
 @require_http_methods(["GET", "POST"])
 def project_new(request: HttpRequest) -> HttpResponse:
@@ -111,8 +133,9 @@ def project_new(request: HttpRequest) -> HttpResponse:
     form = NewProjectForm(request.POST if posted else None, request.FILES if posted else None)
     if posted and form.is_valid():
         data = form.cleaned_data
+        long = _is_long(data["raw"])
         try:
-            items = services.checked_items(data["raw"]) if data["raw"] is not None else []
+            items = services.checked_items(data["raw"]) if data["raw"] and not long else []
         except ImportProblems as exc:
             _refused(form, exc)
         else:
@@ -126,6 +149,8 @@ def project_new(request: HttpRequest) -> HttpResponse:
                 annotators=data["annotators"],
                 items=items,
             )
+            if long:  # the project first, then its items through a worker
+                return redirect(_queue_items(request, project, data["raw"]))
             if items:
                 _imported(request, len(items))
             return redirect(project)
@@ -174,6 +199,8 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
     project = get_object_or_404(LabelingProject, pk=pk)
     posted = request.method == "POST"
     form = ImportItemsForm(request.POST if posted else None, request.FILES if posted else None)
+    if posted and form.is_valid() and _is_long(form.cleaned_data["raw"]):
+        return redirect(_queue_items(request, project, form.cleaned_data["raw"]))
     if posted and form.is_valid():
         try:
             items = services.import_jsonl(project, form.cleaned_data["raw"])
@@ -400,6 +427,16 @@ def label_studio_page(request: HttpRequest, pk: int) -> HttpResponse:
         upload = form.cleaned_data["file"]
         if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
             form.add_error("file", f"The file is larger than {MAX_IMPORT_BYTES // 2**20} MiB.")
+        elif upload.size is None or upload.size > settings.LABEL_STUDIO_INLINE_BYTES:
+            job = jobs.queue(
+                project,
+                ImportJob.Kind.LABEL_STUDIO,
+                upload.read(MAX_IMPORT_BYTES + 1),
+                name=upload.name or "",
+                user=request.user,
+                mapping=form.cleaned_data["annotators"],
+            )
+            return redirect(job)
         else:
             try:
                 report = label_studio.import_annotations(
@@ -418,3 +455,16 @@ def label_studio_page(request: HttpRequest, pk: int) -> HttpResponse:
         "config": exports.label_studio_config(project),
     }
     return render(request, "annotations/label_studio.html", context, status=status)
+
+
+@leads
+@require_GET
+def import_job(request: HtmxHttpRequest, pk: int, job_pk: int) -> HttpResponse:
+    """An import a worker reads: its progress while it runs (htmx polls this page for
+    the partial, which stops polling once it shows the outcome)."""
+    job = get_object_or_404(ImportJob, pk=job_pk, project_id=pk)
+    tab = "label_studio" if job.kind == ImportJob.Kind.LABEL_STUDIO else "import"
+    context = {"project": job.project, "job": job, "tab": tab, "is_lead": True}
+    if request.htmx:
+        return render(request, "annotations/import_job.html#progress", context)
+    return render(request, "annotations/import_job.html", context)

@@ -16,11 +16,11 @@ from grounding_app.api.models import ApiKey
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ("name", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_display = ("name", "prefix", "created_by", "created_at", "last_used_at", "revoked_at")
     list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
     search_fields = ("name", "prefix")
-    fields = ("name", "prefix", "created_at", "last_used_at", "revoked_at")
-    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
+    fields = ("name", "prefix", "created_by", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "created_by", "created_at", "last_used_at", "revoked_at")
     actions = ("revoke",)
 
     def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple[str, ...]:
@@ -28,6 +28,8 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: ApiKey, form: ModelForm, change: bool) -> None:
         raw = None if change else obj.set_new_key()
+        if not change and request.user.is_authenticated:
+            obj.created_by = request.user
         super().save_model(request, obj, form, change)
         if raw is not None:
             self.message_user(

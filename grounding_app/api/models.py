@@ -10,7 +10,9 @@ import hashlib
 import logging
 import secrets
 from datetime import datetime, timedelta
+from typing import Any
 
+from django.conf import settings
 from django.db import OperationalError, models, transaction
 from django.utils import timezone
 
@@ -33,6 +35,15 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+        help_text="Its owner: only they or an admin change or revoke it.",
+    )
 
     class Meta:
         verbose_name = "API key"
@@ -49,9 +60,9 @@ class ApiKey(models.Model):
         return raw
 
     @classmethod
-    def issue(cls, name: str) -> tuple[ApiKey, str]:
+    def issue(cls, name: str, created_by: Any = None) -> tuple[ApiKey, str]:
         """Create a key; the plaintext is returned here once and never stored."""
-        key = cls(name=name)
+        key = cls(name=name, created_by=created_by)
         raw = key.set_new_key()
         key.save()
         return key, raw

@@ -483,6 +483,15 @@ def requeue_stalled(limit: int = 1000) -> list[int]:
     return sent
 
 
+def owner_id(job: BatchJob) -> int | None:
+    """Who the job belongs to: its uploader, or for an API job (a trace source's rolling
+    job too) the owner of its key."""
+    if job.created_by_id is not None:
+        return int(job.created_by_id)
+    key = job.api_key
+    return key.created_by_id if key is not None else None
+
+
 def cancel(job: BatchJob) -> bool:
     """Stop a job: workers stop at their next line; lines not yet checked stay pending."""
     return bool(

@@ -8,15 +8,17 @@ so the results appear); without JavaScript the page offers a reload link.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
-from grounding_app.accounts.roles import ADMIN, REVIEWER, role_required
+from grounding_app.accounts.roles import ADMIN, REVIEWER, may_change, role_required
 from grounding_app.active_verifier.services import judge_info
 from grounding_app.batch import exports, services
 from grounding_app.batch.charts import histogram_svg
@@ -31,7 +33,9 @@ JOBS_SHOWN = 50
 
 
 def _job(public_id: str) -> BatchJob:
-    return get_object_or_404(BatchJob.objects.select_related("source_policy"), public_id=public_id)
+    return get_object_or_404(
+        BatchJob.objects.select_related("source_policy", "api_key"), public_id=public_id
+    )
 
 
 @reviewers
@@ -74,8 +78,12 @@ def _sent_before(request: HttpRequest, request_id: str) -> BatchJob | None:
     ).first()
 
 
-def _progress_context(job: BatchJob) -> dict[str, object]:
-    return {"job": job, "progress": services.progress(job)}
+def _progress_context(job: BatchJob, user: Any) -> dict[str, object]:
+    return {
+        "job": job,
+        "progress": services.progress(job),
+        "can_cancel": may_change(user, services.owner_id(job)),
+    }
 
 
 def _results_context(job: BatchJob, by: str | None) -> dict[str, object]:
@@ -104,7 +112,7 @@ def _results_context(job: BatchJob, by: str | None) -> dict[str, object]:
 def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
     job = _job(public_id)
     context = {
-        **_progress_context(job),
+        **_progress_context(job, request.user),
         **_results_context(job, request.GET.get("by")),
         "verifiers": services.verifier_counts(job),
         "failed": services.failed_lines(job),
@@ -123,7 +131,7 @@ def job_progress(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
     job = _job(public_id)
     if request.htmx and not job.active and request.GET.get("was") == "active":
         return HttpResponseClientRefresh()
-    context = {**_progress_context(job), "key": request.GET.get("by", "")}
+    context = {**_progress_context(job, request.user), "key": request.GET.get("by", "")}
     progress = context["progress"]
     assert isinstance(progress, services.Progress)
     if request.htmx and request.GET.get("seen", "") != str(progress.done):
@@ -135,6 +143,8 @@ def job_progress(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
 @require_POST
 def job_cancel(request: HttpRequest, public_id: str) -> HttpResponse:
     job = _job(public_id)
+    if not may_change(request.user, services.owner_id(job)):
+        raise PermissionDenied("only the job's owner or an admin may cancel it")
     if services.cancel(job):
         messages.success(request, "The job is cancelled; lines already checked are kept.")
     return redirect(job)

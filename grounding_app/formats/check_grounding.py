@@ -56,6 +56,20 @@ MAX_ANSWER_BYTES = 64 * 1024
 NUMERIC_STRING = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
+# Python's int() refuses more digits (sys.get_int_max_str_digits): a JSON number of
+# 5,000 digits would raise out of json.loads with advice about the interpreter.
+MAX_INT_DIGITS = 4300
+
+
+def json_int(text: str) -> int:
+    """json.loads' `parse_int`: a whole number, or a ValueError that says why in words a
+    user reads (every JSON import path catches ValueError as the document's error)."""
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(f"a number of {digits:,} digits; at most {MAX_INT_DIGITS:,} are read")
+    return int(text)
+
+
 _REQUEST_FIELDS = {
     "groundingConfig": "grounding_config",
     "answerCandidate": "answer_candidate",
@@ -111,7 +125,9 @@ def decode_json_body(raw: bytes) -> object:
         _fail("", f"Invalid JSON payload received. Unexpected token {name}.")
 
     try:
-        return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constant)
+        return json.loads(
+            text, object_pairs_hook=no_duplicates, parse_constant=no_constant, parse_int=json_int
+        )
     except RecursionError:
         _fail("", "Invalid JSON payload received. Nested too deeply.")
     except json.JSONDecodeError as exc:
@@ -119,8 +135,8 @@ def decode_json_body(raw: bytes) -> object:
             "",
             f"Invalid JSON payload received. {exc.msg} at line {exc.lineno} column {exc.colno}.",
         )
-    except ValueError as exc:  # an integer of more than 4,300 digits
-        _fail("", f"Invalid JSON payload received. {exc}")
+    except ValueError as exc:  # json_int's long number
+        _fail("", f"Invalid JSON payload received. {exc}.")
 
 
 def _fields(path: str, obj: object, known: dict[str, str]) -> dict[str, tuple[str, object]]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grounding_app.engine import Fact
+from grounding_app.formats.check_grounding import json_int
 
 
 @dataclass(frozen=True)
@@ -29,12 +30,12 @@ class DatasetError(ValueError):
 
 def parse_example(line: str, where: str) -> Example:
     try:
-        data = json.loads(line)
+        data = json.loads(line, parse_int=json_int)
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{where}: not JSON ({exc.msg})") from exc
     except RecursionError as exc:
         raise DatasetError(f"{where}: not JSON (nested too deeply)") from exc
-    except ValueError as exc:  # an integer of more than 4,300 digits
+    except ValueError as exc:  # json_int's long number
         raise DatasetError(f"{where}: not JSON ({exc})") from exc
     if not isinstance(data, dict):
         raise DatasetError(f"{where}: expected an object")

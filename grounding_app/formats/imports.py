@@ -32,7 +32,7 @@ from grounding_app.engine import MAX_ANSWER_TOKENS, CheckRequest, find_lone_surr
 from grounding_app.formats import _reader as r
 from grounding_app.formats._reader import ImportFormatError
 from grounding_app.formats.agent import parse_agent
-from grounding_app.formats.check_grounding import FormatError, parse_check_request
+from grounding_app.formats.check_grounding import FormatError, json_int, parse_check_request
 from grounding_app.formats.check_grounding_response import grounded_from_check_json
 from grounding_app.formats.gemini import parse_gemini
 from grounding_app.formats.grounded import GroundedAnswer
@@ -170,12 +170,14 @@ def decode_import(raw: str | bytes) -> object:
     if not text.strip():
         _fail("the input is empty; paste a JSON object or array.")
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        data = json.loads(
+            text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant, parse_int=json_int
+        )
     except RecursionError:
         _fail(f"nested deeper than {MAX_DEPTH} levels.")
     except json.JSONDecodeError as exc:
         _fail(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}.")
-    except ValueError as exc:  # an integer of more than 4,300 digits
+    except ValueError as exc:  # json_int's long number
         _fail(f"not valid JSON: {exc}.")
     _check_tree(data)
     return data

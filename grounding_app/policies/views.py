@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from grounding_app.accounts.roles import ADMIN, REVIEWER, role_required
+from grounding_app.accounts.roles import ADMIN, REVIEWER, may_change, role_required
 from grounding_app.policies import services
 from grounding_app.policies.forms import AttachForm, PolicyForm
 from grounding_app.policies.models import ProjectPolicy, ReviewPolicy, SourcePolicy
@@ -57,6 +58,9 @@ def policy_new(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def policy_detail(request: HttpRequest, pk: int) -> HttpResponse:
     policy = get_object_or_404(SourcePolicy, pk=pk)
+    can_change = may_change(request.user, policy.created_by_id)
+    if request.method == "POST" and not can_change:
+        raise PermissionDenied("only the policy's owner or an admin may change it")
     form = PolicyForm(request.POST if request.method == "POST" else None, instance=policy)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -65,6 +69,7 @@ def policy_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "form": form,
         "policy": policy,
+        "can_change": can_change,
         "warnings": services.warnings(policy),
         "tool_json": json.dumps(policy.tool_json(), indent=2, ensure_ascii=False),
         "review_count": _reviews()._default_manager.filter(source_policy__policy=policy).count(),
@@ -77,6 +82,8 @@ def policy_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def policy_delete(request: HttpRequest, pk: int) -> HttpResponse:
     policy = get_object_or_404(SourcePolicy, pk=pk)
+    if not may_change(request.user, policy.created_by_id):
+        raise PermissionDenied("only the policy's owner or an admin may delete it")
     policy.delete()
     messages.success(request, f"Policy “{policy.name}” deleted; nothing is checked against it now.")
     return redirect("policies:list")

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from grounding_app.accounts.roles import ADMIN, has_role
+from grounding_app.accounts.roles import may_change
 from grounding_app.active_verifier.checker import checker
 from grounding_app.active_verifier.services import judge_info
 from grounding_app.common.importing import from_grounded, grounded_meta
@@ -266,7 +266,7 @@ def suggestion_html(review: Review, candidate: int, number: int) -> str | None:
 
 
 def can_delete(user: Any, review: Review) -> bool:
-    return review.created_by_id == user.pk or has_role(user, ADMIN)
+    return may_change(user, review.created_by_id)
 
 
 @dataclass(frozen=True)

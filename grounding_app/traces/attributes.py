@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from grounding_app.common.numbers import plain_number
+
 LLM = "llm"
 RETRIEVER = "retriever"
 
@@ -177,8 +179,9 @@ def _indexed(attributes: Mapping[str, Any], prefix: str) -> dict[int, dict[str, 
         if not key.startswith(dotted):
             continue
         index, _, rest = key[len(dotted) :].partition(".")
-        if index.isdigit() and rest:
-            out.setdefault(int(index), {})[rest] = value
+        number = plain_number(index)  # not isdigit/int: "²" and 5,000 digits raised
+        if number is not None and rest:
+            out.setdefault(number, {})[rest] = value
     return dict(sorted(out.items()))
 
 

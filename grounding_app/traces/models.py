@@ -29,6 +29,10 @@ class TraceSource(models.Model):
     unknown_attributes = models.JSONField(
         default=dict, blank=True, help_text="Spans per attribute key no reader knows."
     )
+    unknown_not_kept = models.PositiveBigIntegerField(
+        default=0,
+        help_text="Spans' unknown keys not kept, past TRACES_MAX_UNKNOWN_KEYS distinct keys.",
+    )
     job = models.ForeignKey(
         "batch.BatchJob",
         null=True,

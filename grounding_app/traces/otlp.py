@@ -38,6 +38,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
+from grounding_app.formats.check_grounding import json_int
 from grounding_app.traces.attributes import Event, Span
 
 PROTOBUF = "application/x-protobuf"
@@ -159,7 +160,7 @@ def parse(body: bytes, encoding: str, max_spans: int) -> Parsed:
         lists = [scope.spans for rs in request.resource_spans for scope in rs.scope_spans]
         return Parsed(request, _cut(lists, max_spans))
     try:
-        data = json.loads(body)
+        data = json.loads(body, parse_int=json_int)
     except (ValueError, RecursionError) as exc:
         raise Malformed(f"the body is not JSON ({exc}).") from exc
     if not isinstance(data, dict):
@@ -179,8 +180,13 @@ def parse(body: bytes, encoding: str, max_spans: int) -> Parsed:
                     _hex_ids_to_base64(link)
     try:
         json_format.ParseDict(data, request, ignore_unknown_fields=True)
-    except (json_format.ParseError, RecursionError, TypeError, ValueError) as exc:
+    except (json_format.ParseError, OverflowError, RecursionError, TypeError, ValueError) as exc:
+        # OverflowError: a double field given an integer past any double (10**4000)
         raise Malformed(f"the body is not an ExportTraceServiceRequest ({exc}).") from exc
+    except SystemError as exc:  # upb's enum lookup of a name holding a lone surrogate
+        raise Malformed(
+            "the body is not an ExportTraceServiceRequest (an enum name that is not UTF-8)."
+        ) from exc
     return Parsed(request, over)
 
 
@@ -263,11 +269,13 @@ def export_response(encoding: str, rejected: int = 0, message: str = "") -> byte
     response = ExportTraceServiceResponse()
     if rejected or message:
         response.partial_success.rejected_spans = rejected
-        response.partial_success.error_message = message
+        response.partial_success.error_message = message.encode("utf-8", "replace").decode()
     return _encode(response, encoding)
 
 
 def status_response(encoding: str, http_status: int, message: str) -> bytes:
-    """A 4xx or 5xx body: google.rpc.Status with the code that fits the HTTP status."""
+    """A 4xx or 5xx body: google.rpc.Status with the code that fits the HTTP status.
+    A message quoting the export may hold a lone surrogate, which protobuf refuses."""
+    message = message.encode("utf-8", "replace").decode("utf-8")
     status = status_pb2.Status(code=CODES.get(http_status, code_pb2.UNKNOWN), message=message)
     return _encode(status, encoding)

@@ -94,6 +94,28 @@ def count_into(source_id: int, field: str, counts: Counter[str]) -> None:
     TraceSource.objects.filter(pk=source_id).update(**{field: current})
 
 
+def count_unknown(source_id: int, counts: Counter[str]) -> None:
+    """Add unknown attribute keys to a source's counts, keeping at most
+    TRACES_MAX_UNKNOWN_KEYS distinct keys: an exporter inventing a key per span would
+    otherwise grow one JSON value without bound. Keys past the cap are only counted."""
+    if not counts:
+        return
+    source = TraceSource.objects.select_for_update().only("unknown_attributes").get(pk=source_id)
+    current: dict[str, int] = source.unknown_attributes or {}
+    room = max(0, settings.TRACES_MAX_UNKNOWN_KEYS - len(current))
+    not_kept = 0
+    for key, n in counts.most_common():
+        if key in current:
+            current[key] += n
+        elif room:
+            current[key], room = n, room - 1
+        else:
+            not_kept += n
+    TraceSource.objects.filter(pk=source_id).update(
+        unknown_attributes=current, unknown_not_kept=F("unknown_not_kept") + not_kept
+    )
+
+
 def _flags(spans: list[Span]) -> tuple[bool, bool]:
     """(has_root, has_answer) of a trace's spans."""
     return (

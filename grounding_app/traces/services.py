@@ -31,7 +31,7 @@ from grounding_app.batch.models import BatchJob
 from grounding_app.batch.services import MAX_BATCH_LINES
 from grounding_app.traces.assemble import Assembled, assemble
 from grounding_app.traces.models import PendingSpan, PendingTrace, SourceJob, TraceSource
-from grounding_app.traces.receiver import count_into, span_from_data
+from grounding_app.traces.receiver import count_into, count_unknown, span_from_data
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def _finish(
             traces_checked=F("traces_checked") + len(checked)
         )
         count_into(source.pk, "dropped", dropped)
-        count_into(source.pk, "unknown_attributes", unknown)
+        count_unknown(source.pk, unknown)
 
 
 def forget_finished(now: datetime | None = None) -> int:

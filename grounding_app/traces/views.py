@@ -131,6 +131,7 @@ def source_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "jobs": jobs,
         "current": next((j.job for j in jobs if j.job_id == source.job_id), None),
         "quiet_seconds": settings.TRACES_QUIET_SECONDS,
+        "max_unknown_keys": settings.TRACES_MAX_UNKNOWN_KEYS,
     }
     return render(request, "traces/source.html", context)
 
@@ -150,10 +151,12 @@ def connect(request: HttpRequest) -> HttpResponse:
         if not is_admin:
             return HttpResponse("Only an admin creates API keys.", status=403)
         name = (request.POST.get("name") or "").strip()[:100] or "OpenTelemetry traces"
-        _, new_key = ApiKey.issue(name)
+        _, new_key = ApiKey.issue(name, created_by=request.user)
         messages.warning(request, f"API key {name!r} created: copy it now, it is shown only once.")
     key = new_key or PLACEHOLDER_KEY
-    live_keys = ApiKey.objects.filter(revoked_at__isnull=True)
+    live_keys = ApiKey.objects.filter(revoked_at__isnull=True).select_related("created_by")
+    # Each sees the keys they own (names and prefixes are theirs to know); admins all.
+    shown = live_keys if is_admin else live_keys.filter(created_by_id=request.user.pk)
     context = {
         # Until the first span arrives the page says it waits, and offers a test trace.
         "last_source": TraceSource.objects.filter(spans_received__gt=0)
@@ -164,7 +167,7 @@ def connect(request: HttpRequest) -> HttpResponse:
         "key": key,
         "new_key": new_key,
         "is_admin": is_admin,
-        "keys": live_keys[:20],
+        "keys": shown[:20],
         "quiet_seconds": settings.TRACES_QUIET_SECONDS,
     }
     return render(request, "traces/connect.html", context)

@@ -43,7 +43,7 @@ def _patterns(resolver: URLResolver, prefix: str = "") -> list[tuple[str, URLPat
 
 def test_every_annotation_route_declares_its_rule() -> None:
     ours = [(r, p) for r, p in _patterns(get_resolver()) if r.startswith("annotations/")]
-    assert len(ours) == 18
+    assert len(ours) == 19
     for route, pattern in ours:
         rule = getattr(pattern.callback, "access_rule", None)
         assert rule == (LABELERS if route in LABELER_ROUTES else LEADS), route

@@ -329,3 +329,68 @@ def test_a_region_drawn_again_with_the_space_after_it_is_still_its_claim(
     assert (report.imported, report.problems) == (5, [])
     stored = _stored(project)
     assert stored[("ann", 4, 0)][0] == "supported"  # CHOICES["ann"][5]
+
+
+def test_only_the_projects_annotators_may_be_mapped(
+    make_ls_project: Callable[..., LabelingProject],
+    lead: Any,
+    annotators: list[Any],
+    make_user: Callable[..., Any],
+) -> None:
+    """Issue 32, item 13: `77 = nobody` (a user without a role, no annotator of the
+    project) was accepted and stored as nobody's labels; an email matching a user outside
+    the project likewise."""
+    project = make_ls_project(overlap=3)
+    make_user("", "nobody")
+    outsider = make_user("annotator", "olga")
+    outsider.email = "olga@example.org"
+    outsider.save()
+    tasks = _tasks(lead, project)
+    _annotate(tasks, {"completed_by": 1}, "ann")
+    _annotate(tasks, {"completed_by": 77}, "bob")
+    _annotate(tasks, {"completed_by": 5, "created_username": "olga@example.org, 5"}, "ann")
+    upload = SimpleUploadedFile("export.json", json.dumps(tasks, ensure_ascii=False).encode())
+    response = client_for(lead).post(
+        f"/annotations/{project.pk}/label-studio/",
+        {"file": upload, "annotators": "1 = ann\n77 = nobody"},
+    )
+    report = response.context["report"]
+    assert report.imported == 5 and len(report.problems) == 10
+    assert report.problems[0] == (
+        "task 1 of the file, annotation 2 by Label Studio user 77: the mapping line "
+        "“77 = nobody” names 'nobody', who is not an annotator of this project; "
+        "nothing of theirs imported."
+    )
+    assert report.problems[1].endswith(
+        "the email 'olga@example.org' is olga's, who is not an annotator of this project; "
+        "nothing of theirs imported."
+    )
+    assert {who for who, _, _ in _stored(project)} == {"ann"}
+
+
+def test_a_cited_fact_of_5000_digits_is_that_annotations_problem(
+    make_ls_project: Callable[..., LabelingProject], lead: Any, annotators: list[Any]
+) -> None:
+    """Issue 32, item 14: the cited fact's `int()` passed Python's digit limit: a 500."""
+    project = make_ls_project(overlap=2)
+    tasks = _tasks(lead, project)
+    _annotate(tasks, {"completed_by": 1}, "ann")
+    region = tasks[0]["annotations"][0]["result"][0]
+    tasks[0]["annotations"][0]["result"].append(
+        {
+            **region,
+            "from_name": "cited_facts",
+            "type": "choices",
+            "value": {**region["value"], "choices": ["1" * 5000]},
+        }
+    )
+    upload = SimpleUploadedFile("export.json", json.dumps(tasks).encode())
+    response = client_for(lead).post(
+        f"/annotations/{project.pk}/label-studio/", {"file": upload, "annotators": "1 = ann"}
+    )
+    report = response.context["report"]
+    assert report.imported == 4
+    assert report.problems == [
+        "task 1 of the file, annotation 1 by Label Studio user 1: claim 1 cites "
+        "'11111111111111111111', which is no fact of the item."
+    ]

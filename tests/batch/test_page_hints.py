@@ -38,7 +38,8 @@ def test_the_axis_never_repeats_a_number(counts: list[int], ticks: list[str]) ->
 
 
 def test_a_queued_job_says_what_it_waits_for(reviewer: Client) -> None:
-    job = services.create_job(jsonl(3), send=False)
+    user = reviewer.get("/batch/").wsgi_request.user  # the owner, who is offered Cancel
+    job = services.create_job(jsonl(3), user=user, send=False)
     page = reviewer.get(job.get_absolute_url()).content.decode()
     assert "loads the model first" in page
     assert "no checked answers yet" not in page  # no empty chart while nothing is checked

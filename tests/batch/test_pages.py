@@ -99,7 +99,8 @@ def test_progress_polls_until_the_job_is_over(reviewer: Client, fake_engine: Any
 
 
 def test_cancel_from_the_page(reviewer: Client) -> None:
-    job = services.create_job(jsonl(3), send=False)
+    user = reviewer.get("/batch/").wsgi_request.user  # the job's owner may cancel it
+    job = services.create_job(jsonl(3), user=user, send=False)
     response = reviewer.post(f"/batch/{job.public_id}/cancel/")
     assert response.status_code == 302
     job.refresh_from_db()

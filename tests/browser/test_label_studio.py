@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from grounding_app.annotations import services
-from grounding_app.annotations.models import ClaimLabel, ItemClaim, LabelingProject
+from grounding_app.annotations import exports, jobs, services
+from grounding_app.annotations.models import ClaimLabel, ImportJob, ItemClaim, LabelingProject
 from grounding_app.engine import GroundingEngine
 from tests.annotations.conftest import film_jsonl
 from tests.browser.conftest import Session
@@ -115,3 +115,36 @@ def test_screenshot(
     IMAGES.mkdir(exist_ok=True)
     session.page.screenshot(path=str(IMAGES / "label-studio.png"), full_page=True)
     assert (IMAGES / "label-studio.png").stat().st_size > 10_000
+
+
+def test_a_large_export_shows_its_progress_and_then_the_report(
+    open_session: Callable[..., Session],
+    make_user: Callable[..., Any],
+    fake_engine: GroundingEngine,
+    tmp_path: Path,
+    settings: Any,
+) -> None:
+    """Issue 32, item 13: an export read by a worker; the page polls (htmx) until the
+    report replaces the progress bar, at a phone's width too."""
+    settings.LABEL_STUDIO_INLINE_BYTES = 100
+    session = open_session(name="lena")
+    project = _project(session.user, make_user("annotator", "ann"))
+    tasks = json.loads("".join(exports.label_studio_tasks(project)))
+    export = tmp_path / "label-studio-export.json"
+    export.write_text(json.dumps(_annotated(tasks), ensure_ascii=False), "utf-8")
+    page = session.page
+    page.set_viewport_size({"width": 375, "height": 800})
+    session.goto(f"/annotations/{project.pk}/label-studio/")
+    page.set_input_files("input[type=file]", str(export))
+    page.get_by_label("Annotators").fill("7 = ann")
+    page.get_by_role("button", name="Import annotations").click()
+    page.wait_for_url(f"**/annotations/{project.pk}/imports/*/")
+    assert page.locator("progress").count() == 1
+    assert "Waiting for a worker" in page.locator("#import-progress").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    jobs.run(ImportJob.objects.get().pk)
+    page.wait_for_selector(".report", timeout=10_000)  # swapped in by the poll
+    assert page.locator("progress").count() == 0
+    assert "3 annotations imported" in page.locator(".report").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    session.no_xss()

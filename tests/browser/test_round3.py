@@ -98,7 +98,9 @@ def test_the_batch_form_shows_whole_policy_names_and_cancel_asks_first(
         session.goto("/batch/")
         widest, inner = page.locator("#id_source_policy").evaluate(OPTION_FITS)
         assert widest + 16 <= inner, (width, widest, inner)  # room for the arrow too
-    job = batch_services.create_job(b'{"claim": "x", "facts": []}\n', send=False)
+    job = batch_services.create_job(
+        b'{"claim": "x", "facts": []}\n', user=session.user, send=False
+    )  # the owner is offered Cancel (the ownership rule, issue 32)
     session.goto(job.get_absolute_url())
     page.get_by_role("button", name="Cancel job").click()
     assert session.dialogs == [

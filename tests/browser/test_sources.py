@@ -261,9 +261,7 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
         page.locator("#second-opinion-0 tbody tr").first.wait_for()
         page.locator("#second-opinion-0").scroll_into_view_if_needed()
         page.wait_for_timeout(300)
-        page.locator("#second-opinion-0").screenshot(
-            path=str(IMG / f"second-opinion-{scheme}.png")
-        )
+        page.locator("#second-opinion-0").screenshot(path=str(IMG / f"second-opinion-{scheme}.png"))
 
     page.emulate_media(color_scheme="light")
     agent_url = import_review(session, fixture_text("agent_session_output.json"))

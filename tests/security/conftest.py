@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from grounding_app.annotations import services as annotation_services
-from grounding_app.annotations.models import ItemClaim, LabelingProject
+from grounding_app.annotations.models import ImportJob, ItemClaim, LabelingProject
 from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk, BatchJob
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
@@ -52,6 +52,7 @@ class World:
     review_id: str
     policy: SourcePolicy
     job: BatchJob
+    import_job: ImportJob
 
     @property
     def route_args(self) -> dict[str, Any]:
@@ -63,6 +64,7 @@ class World:
             "public_id": self.review_id,
             "candidate": 0,
             "number": 0,
+            "job_pk": self.import_job.pk,
         }
 
     def args_for(self, app: str) -> dict[str, Any]:
@@ -91,9 +93,12 @@ def world(fake_engine: GroundingEngine, make_user: Callable[..., Any]) -> World:
     review = review_services.check_and_save(lead, request)
     claim = ItemClaim.objects.filter(item__project=project).first()
     assert claim is not None
-    policy = SourcePolicy.objects.create(name="Blocked", excluded_domains=["example.com"])
+    policy = SourcePolicy.objects.create(
+        name="Blocked", excluded_domains=["example.com"], created_by=lead
+    )
     job = batch_services.create_job(jsonl(3, bad=(2,)), name="log.jsonl", user=lead, send=False)
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
         batch_services.run_chunk(chunk_id)
     job.refresh_from_db()
-    return World(lead, annotator, project, claim, str(review.public_id), policy, job)
+    import_job = ImportJob.objects.create(project=project, kind=ImportJob.Kind.ITEMS)
+    return World(lead, annotator, project, claim, str(review.public_id), policy, job, import_job)

@@ -322,3 +322,21 @@ def test_traces_without_an_answer_or_facts_are_dropped() -> None:
     assert assemble(TRACE, "svc", [retriever("A is 1.")]) == Dropped(NO_ANSWER)
     assert assemble(TRACE, "svc", [llm("", ("user", "What is A?"))]) == Dropped(NO_ANSWER)
     assert assemble(TRACE, "svc", [llm("A is 1.")]) == Dropped(NO_FACTS)
+
+
+@pytest.mark.parametrize("index", ["9" * 5000, "²", "\u0661"])
+def test_an_index_int_cannot_read_is_no_index(index: str) -> None:
+    """Issue 32, item 14: `int()` of a 5,000-digit index passed Python's digit limit and
+    "²" passed `isdigit`, both raising out of the reader; such a key is simply unknown."""
+    reading = read_span(
+        span(
+            {
+                "gen_ai.operation.name": "chat",
+                f"gen_ai.prompt.{index}.content": "lost",
+                "gen_ai.prompt.0.content": "When did it open?",
+                "gen_ai.completion.0.content": "In 1901.",
+            }
+        )
+    )
+    assert reading.prompt == (Message("", "When did it open?"),)
+    assert reading.completion == "In 1901."

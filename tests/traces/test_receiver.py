@@ -6,11 +6,12 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.utils import timezone
 from google.rpc import code_pb2, status_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -29,7 +30,7 @@ from grounding_app.traces.assemble import NO_ANSWER
 from grounding_app.traces.models import PendingSpan, PendingTrace, TraceSource
 from grounding_app.traces.receiver import INVALID_ID, LATE
 from grounding_lab.rag_traces import OPENINFERENCE, OPENLLMETRY
-from tests.traces.conftest import JSON, PROTOBUF, encode, record
+from tests.traces.conftest import JSON, PROTOBUF, encode, one_span_traces, record
 
 pytestmark = pytest.mark.django_db
 
@@ -350,3 +351,44 @@ def test_a_hebrew_answer_is_checked_and_marked_word_matched(
     line = BatchLine.objects.get()
     assert line.state == BatchLine.State.DONE
     assert line.judged_by == {"word_matching": {"he": 1}}
+
+
+def _spans_with_keys(keys: list[str], first: int) -> bytes:
+    request = one_span_traces(len(keys), first=first)
+    for span, key in zip(request.resource_spans[0].scope_spans[0].spans, keys, strict=True):
+        for name, value in (
+            ("openinference.span.kind", "LLM"),
+            ("output.value", "Yes."),
+            ("acme.shared", "s"),
+            (key, "v"),
+        ):
+            attribute = span.attributes.add()
+            attribute.key, attribute.value.string_value = name, value
+    return request.SerializeToString()
+
+
+@override_settings(TRACES_MAX_UNKNOWN_KEYS=5)
+def test_unknown_keys_past_the_cap_are_only_counted(
+    post_export: Any, make_user: Callable[..., Any]
+) -> None:
+    """Issue 32, item 14: one export stored 100,000 unknown keys for its source."""
+    letters = "abcdefghijkl"
+    assert post_export(_spans_with_keys([f"acme.{c}" for c in letters], 1)).status_code == 200
+    services.sweep(send=False)
+    source = TraceSource.objects.get()
+    assert len(source.unknown_attributes) == 5
+    assert source.unknown_attributes["acme.shared"] == 12
+    assert source.unknown_not_kept == 12 - 4
+    kept = set(source.unknown_attributes) - {"acme.shared"}
+    again = [next(iter(kept)), "acme.new"]
+    assert post_export(_spans_with_keys(again, 100)).status_code == 200
+    services.sweep(send=False)
+    source.refresh_from_db()
+    assert len(source.unknown_attributes) == 5 and "acme.new" not in source.unknown_attributes
+    assert source.unknown_attributes["acme.shared"] == 14
+    assert source.unknown_attributes[again[0]] == 2
+    assert source.unknown_not_kept == 8 + 1
+    reviewer = Client()
+    reviewer.force_login(make_user("reviewer"))
+    page = reviewer.get(f"/traces/sources/{source.pk}/").content.decode()
+    assert "9 more spans' keys not kept: past 5 distinct keys" in page
