@@ -17,10 +17,10 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from grounding_app.annotations import stats
+from grounding_app.annotations.access import LabelingError
 from grounding_app.annotations.charts import reliability_svg
 from grounding_app.annotations.labelset import NO_CHECK, SUPPORTED, grounding_label
 from grounding_app.annotations.models import Assignment, ClaimLabel, ItemClaim, LabelingProject
-from grounding_app.annotations.services import LabelingError
 from grounding_app.metrics import (
     ReliabilityBin,
     binary_report,

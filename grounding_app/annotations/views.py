@@ -29,7 +29,8 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, role_required
-from grounding_app.annotations import agreement, exports, label_studio, services
+from grounding_app.annotations import access, agreement, exports, label_studio
+from grounding_app.annotations.allocation import next_assignment
 from grounding_app.annotations.forms import (
     AdjudicateForm,
     ImportItemsForm,
@@ -39,7 +40,12 @@ from grounding_app.annotations.forms import (
     SendReviewForm,
     claim_states,
 )
+from grounding_app.annotations.items import checked_items, create_project, import_jsonl
+from grounding_app.annotations.items import send_review as copy_review
+from grounding_app.annotations.label_page import label_page, suggestion_html
+from grounding_app.annotations.labels import ClaimState, save_draft, skip, submit
 from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
+from grounding_app.annotations.progress import annotator_progress, project_rows, project_summary
 from grounding_app.common.importing import ImportProblems
 from grounding_app.common.numbers import plain_number
 from grounding_app.formats.check_grounding import FormatError
@@ -58,7 +64,7 @@ DISAGREEMENTS_PER_PAGE = 25
 
 def _visible_project(request: HttpRequest, pk: int) -> LabelingProject:
     project = get_object_or_404(LabelingProject, pk=pk)
-    if not services.is_lead(request.user) and not services.can_label(request.user, project):
+    if not access.is_lead(request.user) and not access.can_label(request.user, project):
         raise PermissionDenied("this project is not assigned to you")
     return project
 
@@ -67,7 +73,7 @@ def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
     assignment = get_object_or_404(
         Assignment.objects.select_related("item__project"), pk=pk, annotator=request.user
     )
-    if not services.can_label(request.user, assignment.item.project):
+    if not access.can_label(request.user, assignment.item.project):
         raise PermissionDenied("this project is no longer assigned to you")
     return assignment
 
@@ -76,7 +82,7 @@ def _to_next(
     request: HttpRequest, project: LabelingProject, done: str = ""
 ) -> HttpResponseRedirect:
     """To the next item, saying `done` (what just happened) before where this leads."""
-    assignment = services.next_assignment(project, request.user)
+    assignment = next_assignment(project, request.user)
     if assignment is None:
         messages.success(request, f"{done}Nothing left to label in this project. Thank you!")
         return redirect(project)
@@ -91,7 +97,7 @@ def project_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotations/list.html",
-        {"rows": services.project_rows(request.user), "is_lead": services.is_lead(request.user)},
+        {"rows": project_rows(request.user), "is_lead": access.is_lead(request.user)},
     )
 
 
@@ -112,11 +118,11 @@ def project_new(request: HttpRequest) -> HttpResponse:
     if posted and form.is_valid():
         data = form.cleaned_data
         try:
-            items = services.checked_items(data["raw"]) if data["raw"] is not None else []
+            items = checked_items(data["raw"]) if data["raw"] is not None else []
         except ImportProblems as exc:
             _refused(form, exc)
         else:
-            project = services.create_project(
+            project = create_project(
                 request.user,
                 name=data["name"],
                 instructions=data["instructions"],
@@ -136,14 +142,14 @@ def project_new(request: HttpRequest) -> HttpResponse:
 @require_GET
 def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
     project = _visible_project(request, pk)
-    can_label = services.can_label(request.user, project)
-    is_lead = services.is_lead(request.user)
+    can_label = access.can_label(request.user, project)
+    is_lead = access.is_lead(request.user)
     context = {
         "project": project,
         "is_lead": is_lead,
         "can_label": can_label,
-        "progress": services.annotator_progress(project, request.user) if can_label else None,
-        "summary": services.project_summary(project) if is_lead else None,
+        "progress": annotator_progress(project, request.user) if can_label else None,
+        "summary": project_summary(project) if is_lead else None,
         "tab": "overview",
         "source_policy": project_policy(project),
         "policies": SourcePolicy.objects.only("pk", "name") if is_lead else (),
@@ -176,7 +182,7 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
     form = ImportItemsForm(request.POST if posted else None, request.FILES if posted else None)
     if posted and form.is_valid():
         try:
-            items = services.import_jsonl(project, form.cleaned_data["raw"])
+            items = import_jsonl(project, form.cleaned_data["raw"])
         except ImportProblems as exc:
             _refused(form, exc)
         else:
@@ -193,7 +199,7 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def project_next(request: HttpRequest, pk: int) -> HttpResponse:
     project = _visible_project(request, pk)
-    if not services.can_label(request.user, project):
+    if not access.can_label(request.user, project):
         raise PermissionDenied("only the project's annotators label its items")
     return _to_next(request, project)
 
@@ -201,11 +207,11 @@ def project_next(request: HttpRequest, pk: int) -> HttpResponse:
 def _label_page(
     request: HttpRequest,
     assignment: Assignment,
-    states: dict[int, services.ClaimState] | None = None,
+    states: dict[int, ClaimState] | None = None,
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    page = services.label_page(assignment, states)
+    page = label_page(assignment, states)
     context = {"page": page, "project": page.project, "error": error}
     return render(request, "annotations/label.html", context, status=status)
 
@@ -229,10 +235,10 @@ def label_draft(request: HttpRequest, pk: int) -> HttpResponse:
         states = claim_states(
             request.POST, [claim], assignment.item.project, len(assignment.item.facts)
         )
-        services.save_draft(assignment, states)
+        save_draft(assignment, states)
     except ValidationError as exc:
         return JsonResponse({"error": " ".join(exc.messages)}, status=400)
-    except services.LabelingError as exc:
+    except access.LabelingError as exc:
         return JsonResponse({"error": str(exc)}, status=409)
     return JsonResponse({"saved": True})
 
@@ -248,8 +254,8 @@ def label_submit(request: HttpRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         return _label_page(request, assignment, error=" ".join(exc.messages), status=400)
     try:
-        services.submit(assignment, states)
-    except services.LabelingError as exc:
+        submit(assignment, states)
+    except access.LabelingError as exc:
         return _label_page(request, assignment, states, error=str(exc), status=400)
     return _to_next(request, item.project, done="Submitted. ")
 
@@ -259,8 +265,8 @@ def label_submit(request: HttpRequest, pk: int) -> HttpResponse:
 def label_skip(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = _own_assignment(request, pk)
     try:
-        services.skip(assignment)
-    except services.LabelingError as exc:
+        skip(assignment)
+    except access.LabelingError as exc:
         messages.error(request, str(exc))
         return redirect(assignment)
     messages.info(request, "Skipped; someone else will label that item.")
@@ -275,7 +281,7 @@ def label_suggestions(request: HttpRequest, pk: int, number: int) -> HttpRespons
     """The item's Search Suggestions, served exactly as the review page serves them: the
     same sandboxed document (`reviews.views.suggestions_response`)."""
     assignment = _own_assignment(request, pk)
-    return suggestions_response(services.suggestion_html(assignment.item, number))
+    return suggestions_response(suggestion_html(assignment.item, number))
 
 
 @leads
@@ -351,14 +357,14 @@ def export_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 @require_POST
 def send_review(request: HttpRequest, public_id: str) -> HttpResponse:
     review = get_object_or_404(Review, public_id=public_id)
-    form = SendReviewForm(request.POST, projects=services.visible_projects(request.user))
+    form = SendReviewForm(request.POST, projects=access.visible_projects(request.user))
     if not form.is_valid():
         messages.error(request, "Choose a labeling project to send the review to.")
         return redirect(review)
     project = form.cleaned_data["project"]
     try:
-        item = services.send_review(project, review)
-    except (services.LabelingError, FormatError) as exc:
+        item = copy_review(project, review)
+    except (access.LabelingError, FormatError) as exc:
         messages.error(request, getattr(exc, "message", str(exc)))
         return redirect(review)
     messages.success(
