@@ -47,7 +47,13 @@ from grounding_app.batch.lines import (
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine, BatchUpload
 from grounding_app.common.importing import ItemSource
 from grounding_app.common.serialize import grounded_from_json
-from grounding_app.engine import CHECKED_BY, FEATURE_JUDGE, VERIFIER, WORD_MATCHING
+from grounding_app.engine import (
+    CHECKED_BY,
+    DEFAULT_CITATION_THRESHOLD,
+    FEATURE_JUDGE,
+    VERIFIER,
+    WORD_MATCHING,
+)
 from grounding_app.formats.grounded import Problem
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
@@ -214,7 +220,7 @@ def create_job(
     data: bytes,
     *,
     name: str = "",
-    citation_threshold: float = 0.6,
+    citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
     source_policy: SourcePolicy | None = None,
     user: Any = None,
     api_key: Any = None,
@@ -241,7 +247,7 @@ def receive_job(
     data: bytes,
     *,
     name: str = "",
-    citation_threshold: float = 0.6,
+    citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
     source_policy: SourcePolicy | None = None,
     user: Any = None,
     api_key: Any = None,
