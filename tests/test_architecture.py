@@ -290,7 +290,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("formats",),
     ("common", "metrics"),
     ("rendering",),
-    ("retention", "counters", "htmx", "celery", "active_verifier"),
+    ("retention", "counters", "htmx", "downloads", "celery", "active_verifier"),
     ("limits",),
     ("accounts", "api"),
     ("policies",),

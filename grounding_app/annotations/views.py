@@ -8,7 +8,6 @@ else's assignment is a 404: its existence is nobody else's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from csp.decorators import csp_exempt
@@ -48,6 +47,7 @@ from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProj
 from grounding_app.annotations.progress import annotator_progress, project_rows, project_summary
 from grounding_app.common.importing import ImportProblems
 from grounding_app.common.numbers import plain_number
+from grounding_app.downloads import download
 from grounding_app.formats.check_grounding import FormatError
 from grounding_app.formats.imports import MAX_IMPORT_BYTES
 from grounding_app.htmx import HtmxHttpRequest
@@ -326,12 +326,6 @@ def adjudicate(request: HtmxHttpRequest, pk: int, claim_pk: int) -> HttpResponse
     )
 
 
-def _download(lines: Iterable[str], filename: str, content_type: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(lines, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
 @leads
 @require_GET
 def export_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
@@ -342,7 +336,7 @@ def export_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
         lines, filename = exports.grounding_lines(project), f"{name}-grounding.jsonl"
     else:
         lines, filename = exports.item_lines(project), f"{name}-labels.jsonl"
-    return _download(lines, filename, "application/x-ndjson; charset=utf-8")
+    return download(lines, filename, "application/x-ndjson; charset=utf-8")
 
 
 @leads
@@ -350,7 +344,7 @@ def export_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 def export_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     project = get_object_or_404(LabelingProject, pk=pk)
     name = slugify(project.name) or f"project-{project.pk}"
-    return _download(exports.csv_lines(project), f"{name}-labels.csv", "text/csv; charset=utf-8")
+    return download(exports.csv_lines(project), f"{name}-labels.csv", "text/csv; charset=utf-8")
 
 
 @leads
@@ -383,8 +377,8 @@ def export_label_studio(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     name = slugify(project.name) or f"project-{project.pk}"
     if request.GET.get("part") == "config":
         config = exports.label_studio_config(project)
-        return _download([config], f"{name}-label-studio.xml", "application/xml; charset=utf-8")
-    return _download(
+        return download([config], f"{name}-label-studio.xml", "application/xml; charset=utf-8")
+    return download(
         exports.label_studio_tasks(project),
         f"{name}-label-studio-tasks.json",
         "application/json; charset=utf-8",
