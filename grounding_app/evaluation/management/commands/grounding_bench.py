@@ -33,7 +33,7 @@ from grounding_app.engine import (
     set_default_engine,
     split_sentences,
 )
-from grounding_app.evaluation.cli import judge_spec
+from grounding_app.evaluation.cli import add_judge_option
 from grounding_app.formats.check_grounding import request_to_json
 from grounding_app.lab.bench_requests import (
     DEFAULT_DATA,
@@ -100,16 +100,7 @@ class Command(BaseCommand):
             action="store_true",
             help="with --baseline: also say whether both engines answer each request alike",
         )
-        parser.add_argument(
-            "--judge",
-            action="append",
-            type=judge_spec,
-            metavar="JUDGE",
-            help=(
-                "judge(s) to time in one run: verifier, features, or verifier:DIR"
-                " (weights trained into DIR); default: the engine's default judge"
-            ),
-        )
+        add_judge_option(parser, "time")
 
     def handle(self, *args: object, **options: Any) -> None:
         data: Path = options["data"]

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, GroundingEngine, default_engine
-from grounding_app.evaluation.cli import judge_spec
+from grounding_app.evaluation.cli import add_judge_option
 from grounding_app.formats.grounding_jsonl import DatasetError, read_examples
 from grounding_app.lab.evaluation import (
     RecordingJudge,
@@ -49,16 +49,7 @@ class Command(BaseCommand):
                 " and false unsupporteds (lowest), with the weakest claim and its evidence"
             ),
         )
-        parser.add_argument(
-            "--judge",
-            action="append",
-            type=judge_spec,
-            metavar="JUDGE",
-            help=(
-                "judge(s) to evaluate in one run: verifier, features, or verifier:DIR"
-                " (weights trained into DIR); default: the engine's default judge"
-            ),
-        )
+        add_judge_option(parser, "evaluate")
 
     def handle(self, *args: object, **options: Any) -> None:
         files: list[Path] = options["files"]
