@@ -19,7 +19,7 @@ class Sweeper:
     def __init__(
         self,
         name: str,
-        sweep: Callable[[], None],
+        sweep: Callable[[], object],
         after: Callable[[], None],
         logger: logging.Logger,
     ) -> None:
