@@ -23,6 +23,7 @@ STRIP_H = 56  # claims per bin
 PLOT_W = WIDTH - LEFT - RIGHT
 TICKS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 SERIES_COLOURS = 4  # chart-series-0 .. -3 in workbench.css; more series reuse them
+LEGEND_ROW = 18
 
 # The light theme's colours, for a chart shown outside the workbench's pages.
 STANDALONE_STYLE = (
@@ -74,13 +75,13 @@ def _bin_title(b: ReliabilityBin) -> str:
     )
 
 
-def _frame(title: str, standalone: bool) -> list[str]:
+def _frame(title: str, height: int, standalone: bool) -> list[str]:
     """The opening tag, the accessible name, the grid, the ticks and the diagonal."""
     strip_top = TOP + PLOT_H + GAP
-    size = f' width="{WIDTH}" height="{HEIGHT}"' if standalone else ""
+    size = f' width="{WIDTH}" height="{height}"' if standalone else ""
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-reliability" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}"{size} role="img" aria-labelledby="reliability-title '
+        f'viewBox="0 0 {WIDTH} {height}"{size} role="img" aria-labelledby="reliability-title '
         f'reliability-desc">',
         STANDALONE_STYLE if standalone else "",
         f'<title id="reliability-title">{escape(title)}</title>',
@@ -138,9 +139,10 @@ def _series(bins: Sequence[ReliabilityBin], colour: str) -> list[str]:
 
 
 def _legend(names: Sequence[str]) -> list[str]:
+    """One row per series below the axis label, clear of any point of the plot."""
     out = []
     for i, name in enumerate(names):
-        y = TOP + 10 + 18 * i
+        y = HEIGHT + 6 + LEGEND_ROW * i
         out.append(
             f'<rect x="{LEFT + 10}" y="{y}" width="12" height="12" '
             f'class="chart-swatch chart-series-{i % SERIES_COLOURS}"/>'
@@ -186,7 +188,8 @@ def reliability_svg(
     first = next(iter(series.values()), ())
     filled = [b for b in first if b.count]
     lone = len(series) == 1
-    out = _frame(title, standalone) + _bins(filled, bars=lone)
+    height = HEIGHT + (LEGEND_ROW * len(series) + 6 if legend else 0)
+    out = _frame(title, height, standalone) + _bins(filled, bars=lone)
     if not filled:
         out.append(
             _text(

@@ -42,7 +42,7 @@ def test_a_lone_series_shows_its_rates_as_bars_and_may_leave_the_legend_to_the_p
 
 def test_a_chart_written_to_a_file_carries_its_own_colours() -> None:
     svg = reliability_svg({"a": BINS}, "t", standalone=True)
-    assert svg.startswith("<svg") and 'width="560" height="420"' in svg
+    assert svg.startswith("<svg") and 'width="560" height="444"' in svg  # one legend row
     assert "<style>" in svg and ".chart-series-0{--series:#2f5bea}" in svg
 
 
