@@ -63,6 +63,7 @@ from grounding_app.engine.types import (
     CitedChunk,
     Claim,
     Fact,
+    Penalties,
 )
 from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 
@@ -121,6 +122,7 @@ __all__ = [
     "Judge",
     "MiniLMEncoder",
     "OffsetError",
+    "Penalties",
     "WordMatchJudge",
     "build_model",
     "byte_prefix",

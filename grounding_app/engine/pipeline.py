@@ -73,6 +73,7 @@ from grounding_app.engine.types import (
     CitedChunk,
     Claim,
     Fact,
+    Penalties,
 )
 from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 from grounding_app.engine.word_match import WordMatchJudge
@@ -102,8 +103,9 @@ class Settings:
     statements_per_fact: int = 4
     # Evidence that contradicts a claim in ways the judge does not see: another name or
     # number where the claim has one it lacks (`lexical.substitutes`), or a record's yes
-    # or no the other way round (`_flag_disagrees`). The judge's odds are cut by e^this.
-    contradiction_penalty: float = 3.0
+    # or no the other way round (`_flag_disagrees`). The judge's odds are cut by e^this:
+    # the verifier's price (`types.Penalties`, set by its verifier.json).
+    contradiction_penalty: float = Penalties.contradiction
     # Evidence that gives the claim's action to another name (`roles.misattributes`) or
     # hedges what the claim states flatly (`hedges.drops_hedge`). The role flag fires on
     # 1 % of dev_realistic's examples (25 of 27 unsupported), the hedge flag on one; the
@@ -113,9 +115,10 @@ class Settings:
     hedge_penalty: float = 5.0
     # A number of the claim the evidence does not state (`checks/numbers.py`): SPEC §1
     # counts the claim as only partly true. The verifier misses some of these, and its
-    # `verifier.json` sets the price (3.5, chosen on dev); the feature judge weighs the
-    # same comparison as a fitted feature of its own, so by default it costs nothing here.
-    number_penalty: float = 0.0
+    # `verifier.json` sets the price (`Penalties.missing_number`, 3.5 for the shipped
+    # one); the feature judge weighs the same comparison as a fitted feature of its own,
+    # so by default (no price set) it costs nothing here.
+    number_penalty: float = Penalties.missing_number
     # A claim that states no more than a record's yes or no (`record_flag.record_states`):
     # the verifier reads "Customers can make reservations." against "restaurants
     # reservations: yes." at 0.25-0.45, never having seen a record. Its odds are raised
@@ -389,8 +392,8 @@ class GroundingEngine:
                 facts_per_claim=2,
                 passages_per_fact=2,
                 neighbours=verifier.config.neighbours,
-                contradiction_penalty=verifier.config.contradiction_penalty,
-                number_penalty=verifier.config.missing_number_penalty,
+                contradiction_penalty=verifier.config.penalties.contradiction,
+                number_penalty=verifier.config.penalties.missing_number,
             )
             aggregator = (
                 Aggregator.from_file(AGGREGATOR_WEIGHTS)
