@@ -2,8 +2,8 @@
 
 Assembly is a database pass (read the waiting spans, append lines, delete them), never
 a request's work: the receiver only stores spans. Every worker runs one sweeper thread
-beside its pool, as batch's own sweeper (`batch.tasks`), so traces are assembled while
-any worker lives, and two workers never assemble one trace (see `services._claim`).
+beside its pool (`common/sweeper.py`, the one batch's sweeper is too), so traces are
+assembled while any worker lives, and two workers never assemble one trace (see `services._claim`).
 """
 
 from __future__ import annotations
