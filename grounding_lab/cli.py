@@ -16,3 +16,17 @@ def judge_spec(value: str) -> str:
     if directory is not None and not (directory / "model.safetensors").is_file():
         raise argparse.ArgumentTypeError(f"no verifier weights in {str(directory)!r}")
     return value
+
+
+def add_judge_option(parser: argparse.ArgumentParser, verb: str) -> None:
+    """`--judge`, repeatable: the judges to `verb` in one run (default: the engine's)."""
+    parser.add_argument(
+        "--judge",
+        action="append",
+        type=judge_spec,
+        metavar="JUDGE",
+        help=(
+            f"judge(s) to {verb} in one run: verifier, features, or verifier:DIR"
+            " (weights trained into DIR); default: the engine's default judge"
+        ),
+    )

@@ -257,10 +257,66 @@ def _source_weights(rows: Sequence[dict[str, Any]]) -> np.ndarray:
     return np.array([n / (len(counts) * counts[(r["source"], int(r["label"]))]) for r in rows])
 
 
+def _fit_deciding(
+    options: Sequence[list[np.ndarray]],
+    labels: np.ndarray,
+    sample: np.ndarray,
+    iterations: int,
+    c: float,
+    around_verifier: bool,
+) -> tuple[np.ndarray, float]:
+    """Weights and bias, alternating between each example's deciding option under the
+    current weights (its weakest claim's best) and a refit on those options."""
+    weights = np.zeros(len(AGGREGATE_FEATURES))
+    weights[AGGREGATE_FEATURES.index("verifier")] = 1.0
+    bias = 0.0
+    for _ in range(iterations):
+        deciding = [
+            min((x[int(np.argmax(x @ weights))] for x in claims), key=lambda f: float(f @ weights))
+            for claims in options
+        ]
+        if around_verifier:
+            weights, bias = _fit_around_verifier(np.vstack(deciding), labels, c, sample)
+            continue
+        model = LogisticRegression(C=c, max_iter=5000)
+        model.fit(np.vstack(deciding), labels, sample_weight=sample)
+        weights, bias = model.coef_[0].copy(), float(model.intercept_[0])
+    return weights, bias
+
+
+def _runs_figures(
+    runs_dir: Path,
+    on: Mapping[str, Collection[str]],
+    kinds: Mapping[str, str],
+    penalties: Mapping[str, float],
+    aggregator: Aggregator,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Macro figures of today's engine, the selected checks and those with the aggregator,
+    on every group of runs `check_report` compares."""
+    from grounding_app.engine.checks import all_checks
+    from grounding_lab.check_report import compared
+    from grounding_lab.check_runs import checks_on, macro_figures
+
+    engines = {
+        "today (every check)": (checks_on(all_checks()), None),
+        "checks selected": (on, None),
+        "checks selected + aggregator": (on, aggregator),
+    }
+    figures: dict[str, dict[str, dict[str, float]]] = {}
+    print(f"macro BA at {DEFAULT_CITATION_THRESHOLD} / macro AUC")
+    for group, among in compared(runs_dir).items():
+        figures[group] = {}
+        for engine, (checks, agg) in engines.items():
+            f = macro_figures(among, checks, kinds, penalties, agg)
+            figures[group][engine] = f
+            print(f"  {group:52s} {engine:30s} {f['macro_ba']:.4f} / {f['macro_auc']:.4f}")
+    return figures
+
+
 def fit_runs(runs_dir: Path, out: Path, iterations: int, c: float, around_verifier: bool) -> None:
-    from grounding_app.engine.checks import CHECKS_FILE, all_checks
-    from grounding_lab.check_report import FIT_HALF, FITTABLE, SELECT_ON, compared
-    from grounding_lab.check_runs import checks_on, example_score, macro_figures, read_runs
+    from grounding_app.engine.checks import CHECKS_FILE
+    from grounding_lab.check_report import FIT_HALF, FITTABLE, SELECT_ON
+    from grounding_lab.check_runs import example_score, read_runs
 
     runs, meta = read_runs(runs_dir / SELECT_ON)
     kinds, penalties = meta["kinds"], meta["penalties"]
@@ -274,25 +330,14 @@ def fit_runs(runs_dir: Path, out: Path, iterations: int, c: float, around_verifi
         for r in fit_half
         if r["claims"] and all(c["options"] and c["options"][0]["x"] for c in r["claims"])
     ]
-    options = [_runs_options(r, on, kinds) for r in rows]
-    labels = np.array([int(r["label"]) for r in rows])
-    sample = _source_weights(rows)
-    weights = np.zeros(len(AGGREGATE_FEATURES))
-    weights[AGGREGATE_FEATURES.index("verifier")] = 1.0
-    bias = 0.0
-    for _ in range(iterations):
-        # Each example's deciding option under the current weights: its weakest claim's best.
-        deciding = [
-            min((x[int(np.argmax(x @ weights))] for x in claims), key=lambda f: float(f @ weights))
-            for claims in options
-        ]
-        if around_verifier:
-            weights, bias = _fit_around_verifier(np.vstack(deciding), labels, c, sample)
-            continue
-        model = LogisticRegression(C=c, max_iter=5000)
-        model.fit(np.vstack(deciding), labels, sample_weight=sample)
-        weights, bias = model.coef_[0].copy(), float(model.intercept_[0])
-
+    weights, bias = _fit_deciding(
+        [_runs_options(r, on, kinds) for r in rows],
+        np.array([int(r["label"]) for r in rows]),
+        _source_weights(rows),
+        iterations,
+        c,
+        around_verifier,
+    )
     unshifted = Aggregator(tuple(float(w) for w in weights), bias)
     groups: dict[str, tuple[list[int], list[float]]] = defaultdict(lambda: ([], []))
     for run in fit_half:
@@ -305,20 +350,7 @@ def fit_runs(runs_dir: Path, out: Path, iterations: int, c: float, around_verifi
     print(f"fitted on {len(rows)} examples of {SELECT_ON} ({', '.join(FITTABLE)}, {FIT_HALF})")
     for name, w in zip(AGGREGATE_FEATURES, weights, strict=True):
         print(f"  {name:16s} {w:+.3f}")
-    every = checks_on(all_checks())
-    engines = {
-        "today (every check)": (every, None),
-        "checks selected": (on, None),
-        "checks selected + aggregator": (on, aggregator),
-    }
-    figures: dict[str, dict[str, dict[str, float]]] = {}
-    print(f"macro BA at {DEFAULT_CITATION_THRESHOLD} / macro AUC")
-    for group, among in compared(runs_dir).items():
-        figures[group] = {}
-        for engine, (checks, agg) in engines.items():
-            f = macro_figures(among, checks, kinds, penalties, agg)
-            figures[group][engine] = f
-            print(f"  {group:52s} {engine:30s} {f['macro_ba']:.4f} / {f['macro_auc']:.4f}")
+    figures = _runs_figures(runs_dir, on, kinds, penalties, aggregator)
     out.write_text(
         json.dumps(
             {

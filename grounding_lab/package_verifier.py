@@ -20,6 +20,7 @@ import json
 import random
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,18 +77,11 @@ def penalties(
     number: float | None = None, name: float | None = None, contradiction: float | None = None
 ) -> dict[str, float]:
     """The engine's lexical penalties, in logits; those not given are the shipped verifier's."""
-    from grounding_app.engine import VERIFIER_DIR
+    from grounding_app.engine import VERIFIER_DIR, Penalties
 
-    shipped = json.loads((VERIFIER_DIR / "verifier.json").read_text())
-
-    def given(value: float | None, key: str, default: float) -> float:
-        return float(shipped.get(key, default)) if value is None else value
-
-    return {
-        "missing_number_penalty": given(number, "missing_number_penalty", 0.0),
-        "missing_name_penalty": given(name, "missing_name_penalty", 0.0),
-        "contradiction_penalty": given(contradiction, "contradiction_penalty", 3.0),
-    }
+    shipped = Penalties.from_json(json.loads((VERIFIER_DIR / "verifier.json").read_text()))
+    chosen = {"missing_number": number, "missing_name": name, "contradiction": contradiction}
+    return replace(shipped, **{k: v for k, v in chosen.items() if v is not None}).as_json()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

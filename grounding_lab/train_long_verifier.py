@@ -20,6 +20,7 @@ import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from grounding_app.verifiers.adapt.windows import TrainPair
 
@@ -50,7 +51,7 @@ def _dataset(pairs: Sequence[TrainPair]):
     )
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", type=Path, default=DATA / "train.jsonl")
     parser.add_argument("--dev", type=Path, default=DATA / "dev_realistic.jsonl")
@@ -73,30 +74,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--padded", type=float, default=0.25, help="share also read among unrelated text"
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import torch
-    from sentence_transformers.cross_encoder import (
-        CrossEncoder,
-        CrossEncoderTrainer,
-        CrossEncoderTrainingArguments,
-    )
-    from sentence_transformers.cross_encoder.evaluation import CrossEncoderClassificationEvaluator
-    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
-    from grounding_app.engine import VERIFIER_DIR, load_tokenizer
-    from grounding_app.formats.grounding_jsonl import read_examples
-    from grounding_app.verifiers.adapt import windows
-
-    args.out.mkdir(parents=True, exist_ok=True)
+def _log_to(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    log_file = logging.FileHandler(args.out / "train.log")
+    log_file = logging.FileHandler(out / "train.log")
     log_file.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     logging.getLogger().addHandler(log_file)
     logging.getLogger().setLevel(logging.INFO)
-    torch.manual_seed(args.seed)
-    random.seed(args.seed)
+
+
+def _pairs(args: argparse.Namespace) -> tuple[list[TrainPair], list[TrainPair]]:
+    """Train windows (after `--skip`, at most `--limit`) and dev's original pairs."""
+    from grounding_app.engine import load_tokenizer
+    from grounding_app.formats.grounding_jsonl import read_examples
+    from grounding_app.verifiers.adapt import windows
 
     tokenizer = load_tokenizer()
 
@@ -117,28 +111,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         dev_examples[: args.dev_limit], count_tokens, budget, args.seed, per_source={}
     )
     dev_pairs = [p for p in dev_pairs if p.kind == "original"]
-    positives = sum(p.label for p in pairs)
     logger.info(
         "pairs: %d train (%d supported), %d dev; kinds %s",
         len(pairs),
-        positives,
+        sum(p.label for p in pairs),
         len(dev_pairs),
         json.dumps(windows.kinds(pairs)),
     )
+    return pairs, dev_pairs
 
-    init = args.out / "init"
-    if not (init / "config.json").is_file():
-        _init_model(init, args.start or VERIFIER_DIR)
-    model = CrossEncoder(str(init), num_labels=1, max_length=args.max_length)
-    loss = BinaryCrossEntropyLoss(
-        model, pos_weight=torch.tensor((len(pairs) - positives) / max(1, positives))
-    )
-    evaluator = CrossEncoderClassificationEvaluator(
-        sentence_pairs=[[p.claim, p.evidence] for p in dev_pairs],
-        labels=[p.label for p in dev_pairs],
-        name="dev_realistic",
-    )
-    training_args = CrossEncoderTrainingArguments(
+
+def _training_arguments(args: argparse.Namespace) -> Any:
+    import torch
+    from sentence_transformers.cross_encoder import CrossEncoderTrainingArguments
+
+    return CrossEncoderTrainingArguments(
         output_dir=str(args.out / "checkpoints"),
         num_train_epochs=args.epochs,
         per_device_train_batch_size=args.batch_size,
@@ -157,9 +144,39 @@ def main(argv: Sequence[str] | None = None) -> None:
         use_cpu=not torch.cuda.is_available(),
         bf16=torch.cuda.is_available() or args.bf16,
     )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = _arguments(argv)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import torch
+    from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer
+    from sentence_transformers.cross_encoder.evaluation import CrossEncoderClassificationEvaluator
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+
+    from grounding_app.engine import VERIFIER_DIR
+    from grounding_app.verifiers.adapt import windows
+
+    _log_to(args.out)
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    pairs, dev_pairs = _pairs(args)
+    positives = sum(p.label for p in pairs)
+    init = args.out / "init"
+    if not (init / "config.json").is_file():
+        _init_model(init, args.start or VERIFIER_DIR)
+    model = CrossEncoder(str(init), num_labels=1, max_length=args.max_length)
+    loss = BinaryCrossEntropyLoss(
+        model, pos_weight=torch.tensor((len(pairs) - positives) / max(1, positives))
+    )
+    evaluator = CrossEncoderClassificationEvaluator(
+        sentence_pairs=[[p.claim, p.evidence] for p in dev_pairs],
+        labels=[p.label for p in dev_pairs],
+        name="dev_realistic",
+    )
     trainer = CrossEncoderTrainer(
         model=model,
-        args=training_args,
+        args=_training_arguments(args),
         train_dataset=_dataset(pairs),
         loss=loss,
         evaluator=evaluator,

@@ -19,6 +19,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -122,7 +123,7 @@ def dev_pairs(path: Path) -> list[Pair]:
     return pairs
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Train the claim verifier.")
     parser.add_argument("--train", type=Path, default=DATA_DIR / "train.jsonl")
     parser.add_argument("--dev", type=Path, default=DATA_DIR / "dev.jsonl")
@@ -138,62 +139,81 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--dev-limit", type=int, default=0, help="calibrate on N dev pairs")
     parser.add_argument("--checkpoint-every", type=int, default=200)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
+
+def _optimiser(model: Any, lr: float, steps: int) -> tuple[Any, Any]:
+    """AdamW with a linear warm-up over the first twentieth of the steps, then decay."""
     import torch
 
-    torch.backends.mkldnn.enabled = False  # type: ignore[assignment]  # a torch flag descriptor
-    torch.manual_seed(args.seed)
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    args.work.mkdir(parents=True, exist_ok=True)
-    logging.basicConfig(
-        level=logging.INFO,
-        format="%(asctime)s %(message)s",
-        handlers=[logging.FileHandler(args.work / "train.log"), logging.StreamHandler(sys.stderr)],
-    )
-
-    pairs = load_pairs([args.train], args.seed)
-    if args.limit:
-        pairs = pairs[: args.limit]
-    tokenizer = load_tokenizer()
-    lengths = [len(p.claim) + len(p.context) + len(p.evidence) for p in pairs]
-    weights = torch.tensor(pair_weights(pairs), dtype=torch.float32)
-    labels = torch.tensor([p.label for p in pairs], dtype=torch.float32)
-    plan = [
-        b
-        for epoch in range(args.epochs)
-        for b in batches(len(pairs), args.batch_size, lengths, args.seed + epoch)
-    ]
-    log.info("training pairs %d, steps %d, kinds %s", len(pairs), len(plan), _kinds(pairs))
-
-    model = build_model()
     # The 30k x 384 embedding table is half the model; updating it costs more than the
     # six layers' gradients and teaches little on 20k pairs, so it stays as pretrained.
     for parameter in model.bert.embeddings.parameters():
         parameter.requires_grad = False
     optimizer = torch.optim.AdamW(
-        [p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01
+        [p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.01
     )
-    warmup = max(1, len(plan) // 20)
+    warmup = max(1, steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
-        lambda step: min((step + 1) / warmup, max(0.0, (len(plan) - step) / (len(plan) - warmup))),
+        lambda step: min((step + 1) / warmup, max(0.0, (steps - step) / (steps - warmup))),
+    )
+    return optimizer, scheduler
+
+
+def _resume(checkpoint: Path, run: dict[str, Any], plan_size: int, seed: int) -> int:
+    """The step a stopped run of the same plan and seed had reached (0: start over); the
+    model, optimiser and scheduler in `run` are restored to it."""
+    import torch
+
+    if not checkpoint.is_file():
+        return 0
+    state = torch.load(checkpoint, weights_only=False)
+    if state["plan_size"] != plan_size or state["seed"] != seed:
+        log.info("checkpoint is for another run; starting over")
+        return 0
+    for key in ("model", "optimizer", "scheduler"):
+        run[key].load_state_dict(state[key])
+    torch.set_rng_state(state["torch_rng"])
+    log.info("resumed at step %d", state["step"])
+    return int(state["step"])
+
+
+def _save_checkpoint(
+    checkpoint: Path, run: dict[str, Any], step: int, plan_size: int, seed: int
+) -> None:
+    import torch
+
+    torch.save(
+        {
+            "model": run["model"].state_dict(),
+            "optimizer": run["optimizer"].state_dict(),
+            "scheduler": run["scheduler"].state_dict(),
+            "torch_rng": torch.get_rng_state(),
+            "step": step,
+            "plan_size": plan_size,
+            "seed": seed,
+        },
+        checkpoint,
+    )
+
+
+def _train(
+    args: argparse.Namespace, run: dict[str, Any], pairs: Sequence[Pair], plan: list[list[int]]
+) -> None:
+    """The plan's steps from where a checkpoint left off, checkpointing as it goes."""
+    import torch
+
+    model, optimizer, scheduler, tokenizer = (
+        run["model"],
+        run["optimizer"],
+        run["scheduler"],
+        run["tokenizer"],
     )
     checkpoint = args.work / "checkpoint.pt"
-    step = 0
-    if checkpoint.is_file():
-        state = torch.load(checkpoint, weights_only=False)
-        if state["plan_size"] == len(plan) and state["seed"] == args.seed:
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            scheduler.load_state_dict(state["scheduler"])
-            torch.set_rng_state(state["torch_rng"])
-            step = state["step"]
-            log.info("resumed at step %d", step)
-        else:
-            log.info("checkpoint is for another run; starting over")
-
+    step = _resume(checkpoint, run, len(plan), args.seed)
+    weights = torch.tensor(pair_weights(pairs), dtype=torch.float32)
+    labels = torch.tensor([p.label for p in pairs], dtype=torch.float32)
     model.train()
     loss_fn = torch.nn.BCEWithLogitsLoss(reduction="none")
     running, started = 0.0, time.time()
@@ -222,18 +242,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         bar.update(1)
         bar.set_postfix(loss=f"{running:.3f}")
         if step % args.checkpoint_every == 0 or step == len(plan):
-            torch.save(
-                {
-                    "model": model.state_dict(),
-                    "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(),
-                    "torch_rng": torch.get_rng_state(),
-                    "step": step,
-                    "plan_size": len(plan),
-                    "seed": args.seed,
-                },
-                checkpoint,
-            )
+            _save_checkpoint(checkpoint, run, step, len(plan), args.seed)
             log.info(
                 "step %d/%d loss %.4f %.1f pairs/s",
                 step,
@@ -243,6 +252,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
     bar.close()
 
+
+def _calibrated(
+    args: argparse.Namespace, model: Any, tokenizer: Any
+) -> tuple[float, float, dict[str, Any], np.ndarray]:
+    """Temperature, bias and figures fitted on dev, and dev's raw logits."""
     dev = dev_pairs(args.dev)
     if args.dev_limit:
         dev = random.Random(args.seed).sample(dev, min(args.dev_limit, len(dev)))
@@ -262,10 +276,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         "dev_best_balanced_accuracy": best_acc,
     }
     log.info("calibration T=%.3f b=%.3f %s", temperature, bias, figures)
+    return temperature, bias, figures, logits
 
-    args.out.mkdir(parents=True, exist_ok=True)
+
+def _write(
+    args: argparse.Namespace,
+    model: Any,
+    pairs: Sequence[Pair],
+    calibration: tuple[float, float, dict[str, Any]],
+) -> None:
+    """fp16 weights and `verifier.json` into `--out`."""
     from safetensors.torch import save_file
 
+    temperature, bias, figures = calibration
+    args.out.mkdir(parents=True, exist_ok=True)
     save_file(
         {k: v.detach().half().contiguous() for k, v in model.state_dict().items()},
         str(args.out / "model.safetensors"),
@@ -293,6 +317,42 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         + "\n"
     )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = _arguments(argv)
+
+    import torch
+
+    torch.backends.mkldnn.enabled = False  # type: ignore[assignment]  # a torch flag descriptor
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    args.work.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(message)s",
+        handlers=[logging.FileHandler(args.work / "train.log"), logging.StreamHandler(sys.stderr)],
+    )
+
+    pairs = load_pairs([args.train], args.seed)
+    if args.limit:
+        pairs = pairs[: args.limit]
+    tokenizer = load_tokenizer()
+    lengths = [len(p.claim) + len(p.context) + len(p.evidence) for p in pairs]
+    plan = [
+        b
+        for epoch in range(args.epochs)
+        for b in batches(len(pairs), args.batch_size, lengths, args.seed + epoch)
+    ]
+    log.info("training pairs %d, steps %d, kinds %s", len(pairs), len(plan), _kinds(pairs))
+
+    model = build_model()
+    optimizer, scheduler = _optimiser(model, args.lr, len(plan))
+    run = {"model": model, "optimizer": optimizer, "scheduler": scheduler, "tokenizer": tokenizer}
+    _train(args, run, pairs, plan)
+    temperature, bias, figures, logits = _calibrated(args, model, tokenizer)
+    _write(args, model, pairs, (temperature, bias, figures))
     np.save(args.work / "dev_logits.npy", logits)
     log.info("wrote %s", args.out)
 

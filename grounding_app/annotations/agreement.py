@@ -17,16 +17,16 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from grounding_app.annotations import stats
-from grounding_app.annotations.charts import reliability_svg
+from grounding_app.annotations.access import LabelingError
 from grounding_app.annotations.labelset import NO_CHECK, SUPPORTED, grounding_label
 from grounding_app.annotations.models import Assignment, ClaimLabel, ItemClaim, LabelingProject
-from grounding_app.annotations.services import LabelingError
 from grounding_app.metrics import (
     ReliabilityBin,
     binary_report,
     expected_calibration_error,
     reliability_bins,
 )
+from grounding_app.rendering.charts import reliability_svg
 
 MODEL_VERDICTS = tuple(ItemClaim.Verdict)
 
@@ -198,7 +198,7 @@ def agreement(project: LabelingProject) -> AgreementReport:
         confusion_rows=_heat_rows(keys, confusion),
         bins=tuple(bins),
         ece=expected_calibration_error(outcomes, scores) if binary else None,
-        chart_svg=reliability_svg(bins),
+        chart_svg=reliability_svg({"model": bins}, legend=False),
         disagreements=tuple(disagreements),
     )
 

@@ -16,9 +16,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
 from grounding_app.accounts.roles import ROLES
+from grounding_app.annotations.labels import ClaimState
 from grounding_app.annotations.labelset import LabelSetError, build_label_set
 from grounding_app.annotations.models import ClaimLabel, ItemClaim, LabelingProject
-from grounding_app.annotations.services import ClaimState
 from grounding_app.common.numbers import plain_number
 from grounding_app.reviews.forms import NUL_REFUSED, upload_or_paste
 

@@ -20,7 +20,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from grounding_app.annotations import label_studio, services
+from grounding_app.annotations import label_studio
+from grounding_app.annotations.items import add_items, checked_items
 from grounding_app.annotations.models import ImportJob, LabelingProject
 from grounding_app.common.importing import ImportProblems
 
@@ -69,8 +70,8 @@ def _read(job: ImportJob, progress: Any) -> dict[str, Any]:
             "unchanged": report.unchanged,
             "problems": report.problems,
         }
-    items = services.checked_items(bytes(job.data), progress)
-    return {"imported": len(services.add_items(job.project, items))}
+    items = checked_items(bytes(job.data), progress)
+    return {"imported": len(add_items(job.project, items))}
 
 
 def run(job_id: int) -> bool:

@@ -6,7 +6,7 @@ item. A task is refused, and said so, when it is not from this project, when its
 is gone, or when its answer or claims differ from the item's now.
 
 Each annotation becomes one annotator's submitted labels, exactly as submitting the
-labeling page stores them (`services.submit`): one label per claim, the facts it cites
+labeling page stores them (`submit`): one label per claim, the facts it cites
 (indices from 0) and a note. Its author is matched to a user here by the mapping given
 with the upload (`3 = ann` or `ann@example.org = ann`), else by the email Label
 Studio exports with the annotation (a user with that email, or that username); either
@@ -27,10 +27,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 
-from grounding_app.annotations import services
 from grounding_app.annotations.forms import MAX_NOTE_CHARS
+from grounding_app.annotations.labels import ClaimState, states_of, submit
 from grounding_app.annotations.models import Assignment, Item, ItemClaim, LabelingProject
-from grounding_app.annotations.services import ClaimState
 from grounding_app.common.numbers import plain_number
 from grounding_app.formats import label_studio as ls
 from grounding_app.formats.check_grounding import FormatError
@@ -181,7 +180,7 @@ def _store(project: LabelingProject, item: Item, user: Any, states: dict[int, Cl
         assignment = Assignment.objects.filter(item=item, annotator=user).first()
         claims = list(ItemClaim.objects.filter(item=item).order_by("index"))
         if assignment is not None:
-            saved = services.states_of(assignment)
+            saved = states_of(assignment)
             if assignment.status == Assignment.Status.SUBMITTED:
                 if saved == states:
                     return "unchanged"
@@ -203,7 +202,7 @@ def _store(project: LabelingProject, item: Item, user: Any, states: dict[int, Cl
             if not free:
                 return f"the item already has its {overlap} annotators (k)"
             assignment = Assignment.objects.create(item=item, annotator=user, slot=free[0])
-        services.submit(assignment, states)
+        submit(assignment, states)
     return ""
 
 

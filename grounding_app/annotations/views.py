@@ -8,7 +8,6 @@ else's assignment is a 404: its existence is nobody else's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from csp.decorators import csp_exempt
@@ -30,7 +29,8 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, role_required
-from grounding_app.annotations import agreement, exports, jobs, label_studio, services
+from grounding_app.annotations import access, agreement, exports, jobs, label_studio
+from grounding_app.annotations.allocation import next_assignment
 from grounding_app.annotations.forms import (
     AdjudicateForm,
     ImportItemsForm,
@@ -40,14 +40,20 @@ from grounding_app.annotations.forms import (
     SendReviewForm,
     claim_states,
 )
+from grounding_app.annotations.items import checked_items, create_project, import_jsonl
+from grounding_app.annotations.items import send_review as copy_review
+from grounding_app.annotations.label_page import label_page, suggestion_html
+from grounding_app.annotations.labels import ClaimState, save_draft, skip, submit
 from grounding_app.annotations.models import (
     Assignment,
     ImportJob,
     ItemClaim,
     LabelingProject,
 )
+from grounding_app.annotations.progress import annotator_progress, project_rows, project_summary
 from grounding_app.common.importing import ImportProblems
 from grounding_app.common.numbers import plain_number
+from grounding_app.downloads import download
 from grounding_app.formats.check_grounding import FormatError
 from grounding_app.formats.imports import MAX_IMPORT_BYTES
 from grounding_app.htmx import HtmxHttpRequest
@@ -64,7 +70,7 @@ DISAGREEMENTS_PER_PAGE = 25
 
 def _visible_project(request: HttpRequest, pk: int) -> LabelingProject:
     project = get_object_or_404(LabelingProject, pk=pk)
-    if not services.is_lead(request.user) and not services.can_label(request.user, project):
+    if not access.is_lead(request.user) and not access.can_label(request.user, project):
         raise PermissionDenied("this project is not assigned to you")
     return project
 
@@ -73,7 +79,7 @@ def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
     assignment = get_object_or_404(
         Assignment.objects.select_related("item__project"), pk=pk, annotator=request.user
     )
-    if not services.can_label(request.user, assignment.item.project):
+    if not access.can_label(request.user, assignment.item.project):
         raise PermissionDenied("this project is no longer assigned to you")
     return assignment
 
@@ -82,7 +88,7 @@ def _to_next(
     request: HttpRequest, project: LabelingProject, done: str = ""
 ) -> HttpResponseRedirect:
     """To the next item, saying `done` (what just happened) before where this leads."""
-    assignment = services.next_assignment(project, request.user)
+    assignment = next_assignment(project, request.user)
     if assignment is None:
         messages.success(request, f"{done}Nothing left to label in this project. Thank you!")
         return redirect(project)
@@ -97,7 +103,7 @@ def project_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotations/list.html",
-        {"rows": services.project_rows(request.user), "is_lead": services.is_lead(request.user)},
+        {"rows": project_rows(request.user), "is_lead": access.is_lead(request.user)},
     )
 
 
@@ -135,11 +141,11 @@ def project_new(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         long = _is_long(data["raw"])
         try:
-            items = services.checked_items(data["raw"]) if data["raw"] and not long else []
+            items = checked_items(data["raw"]) if data["raw"] and not long else []
         except ImportProblems as exc:
             _refused(form, exc)
         else:
-            project = services.create_project(
+            project = create_project(
                 request.user,
                 name=data["name"],
                 instructions=data["instructions"],
@@ -161,14 +167,14 @@ def project_new(request: HttpRequest) -> HttpResponse:
 @require_GET
 def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
     project = _visible_project(request, pk)
-    can_label = services.can_label(request.user, project)
-    is_lead = services.is_lead(request.user)
+    can_label = access.can_label(request.user, project)
+    is_lead = access.is_lead(request.user)
     context = {
         "project": project,
         "is_lead": is_lead,
         "can_label": can_label,
-        "progress": services.annotator_progress(project, request.user) if can_label else None,
-        "summary": services.project_summary(project) if is_lead else None,
+        "progress": annotator_progress(project, request.user) if can_label else None,
+        "summary": project_summary(project) if is_lead else None,
         "tab": "overview",
         "source_policy": project_policy(project),
         "policies": SourcePolicy.objects.only("pk", "name") if is_lead else (),
@@ -203,7 +209,7 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(_queue_items(request, project, form.cleaned_data["raw"]))
     if posted and form.is_valid():
         try:
-            items = services.import_jsonl(project, form.cleaned_data["raw"])
+            items = import_jsonl(project, form.cleaned_data["raw"])
         except ImportProblems as exc:
             _refused(form, exc)
         else:
@@ -220,7 +226,7 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def project_next(request: HttpRequest, pk: int) -> HttpResponse:
     project = _visible_project(request, pk)
-    if not services.can_label(request.user, project):
+    if not access.can_label(request.user, project):
         raise PermissionDenied("only the project's annotators label its items")
     return _to_next(request, project)
 
@@ -228,11 +234,11 @@ def project_next(request: HttpRequest, pk: int) -> HttpResponse:
 def _label_page(
     request: HttpRequest,
     assignment: Assignment,
-    states: dict[int, services.ClaimState] | None = None,
+    states: dict[int, ClaimState] | None = None,
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    page = services.label_page(assignment, states)
+    page = label_page(assignment, states)
     context = {"page": page, "project": page.project, "error": error}
     return render(request, "annotations/label.html", context, status=status)
 
@@ -256,10 +262,10 @@ def label_draft(request: HttpRequest, pk: int) -> HttpResponse:
         states = claim_states(
             request.POST, [claim], assignment.item.project, len(assignment.item.facts)
         )
-        services.save_draft(assignment, states)
+        save_draft(assignment, states)
     except ValidationError as exc:
         return JsonResponse({"error": " ".join(exc.messages)}, status=400)
-    except services.LabelingError as exc:
+    except access.LabelingError as exc:
         return JsonResponse({"error": str(exc)}, status=409)
     return JsonResponse({"saved": True})
 
@@ -275,8 +281,8 @@ def label_submit(request: HttpRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         return _label_page(request, assignment, error=" ".join(exc.messages), status=400)
     try:
-        services.submit(assignment, states)
-    except services.LabelingError as exc:
+        submit(assignment, states)
+    except access.LabelingError as exc:
         return _label_page(request, assignment, states, error=str(exc), status=400)
     return _to_next(request, item.project, done="Submitted. ")
 
@@ -286,8 +292,8 @@ def label_submit(request: HttpRequest, pk: int) -> HttpResponse:
 def label_skip(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = _own_assignment(request, pk)
     try:
-        services.skip(assignment)
-    except services.LabelingError as exc:
+        skip(assignment)
+    except access.LabelingError as exc:
         messages.error(request, str(exc))
         return redirect(assignment)
     messages.info(request, "Skipped; someone else will label that item.")
@@ -302,7 +308,7 @@ def label_suggestions(request: HttpRequest, pk: int, number: int) -> HttpRespons
     """The item's Search Suggestions, served exactly as the review page serves them: the
     same sandboxed document (`reviews.views.suggestions_response`)."""
     assignment = _own_assignment(request, pk)
-    return suggestions_response(services.suggestion_html(assignment.item, number))
+    return suggestions_response(suggestion_html(assignment.item, number))
 
 
 @leads
@@ -347,12 +353,6 @@ def adjudicate(request: HtmxHttpRequest, pk: int, claim_pk: int) -> HttpResponse
     )
 
 
-def _download(lines: Iterable[str], filename: str, content_type: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(lines, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
 @leads
 @require_GET
 def export_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
@@ -363,7 +363,7 @@ def export_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
         lines, filename = exports.grounding_lines(project), f"{name}-grounding.jsonl"
     else:
         lines, filename = exports.item_lines(project), f"{name}-labels.jsonl"
-    return _download(lines, filename, "application/x-ndjson; charset=utf-8")
+    return download(lines, filename, "application/x-ndjson; charset=utf-8")
 
 
 @leads
@@ -371,21 +371,21 @@ def export_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 def export_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     project = get_object_or_404(LabelingProject, pk=pk)
     name = slugify(project.name) or f"project-{project.pk}"
-    return _download(exports.csv_lines(project), f"{name}-labels.csv", "text/csv; charset=utf-8")
+    return download(exports.csv_lines(project), f"{name}-labels.csv", "text/csv; charset=utf-8")
 
 
 @leads
 @require_POST
 def send_review(request: HttpRequest, public_id: str) -> HttpResponse:
     review = get_object_or_404(Review, public_id=public_id)
-    form = SendReviewForm(request.POST, projects=services.visible_projects(request.user))
+    form = SendReviewForm(request.POST, projects=access.visible_projects(request.user))
     if not form.is_valid():
         messages.error(request, "Choose a labeling project to send the review to.")
         return redirect(review)
     project = form.cleaned_data["project"]
     try:
-        item = services.send_review(project, review)
-    except (services.LabelingError, FormatError) as exc:
+        item = copy_review(project, review)
+    except (access.LabelingError, FormatError) as exc:
         messages.error(request, getattr(exc, "message", str(exc)))
         return redirect(review)
     messages.success(
@@ -404,8 +404,8 @@ def export_label_studio(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     name = slugify(project.name) or f"project-{project.pk}"
     if request.GET.get("part") == "config":
         config = exports.label_studio_config(project)
-        return _download([config], f"{name}-label-studio.xml", "application/xml; charset=utf-8")
-    return _download(
+        return download([config], f"{name}-label-studio.xml", "application/xml; charset=utf-8")
+    return download(
         exports.label_studio_tasks(project),
         f"{name}-label-studio-tasks.json",
         "application/json; charset=utf-8",

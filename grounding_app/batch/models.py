@@ -17,6 +17,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.retention.expiry import RetentionManager
 
 
@@ -30,7 +31,7 @@ class BatchJob(models.Model):
 
     public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     name = models.CharField(max_length=200, blank=True, help_text="The uploaded file's name.")
-    citation_threshold = models.FloatField(default=0.6)
+    citation_threshold = models.FloatField(default=DEFAULT_CITATION_THRESHOLD)
     source_policy = models.ForeignKey(
         "policies.SourcePolicy",
         null=True,

@@ -48,6 +48,7 @@ from grounding_app.common.importing import ItemSource
 from grounding_app.common.serialize import grounded_from_json
 from grounding_app.engine import (
     CHECKED_BY,
+    DEFAULT_CITATION_THRESHOLD,
     FEATURE_JUDGE,
     VERIFIER,
     WORD_MATCHING,
@@ -220,7 +221,7 @@ def create_job(
     data: bytes,
     *,
     name: str = "",
-    citation_threshold: float = 0.6,
+    citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
     source_policy: SourcePolicy | None = None,
     user: Any = None,
     api_key: Any = None,
@@ -247,7 +248,7 @@ def receive_job(
     data: bytes,
     *,
     name: str = "",
-    citation_threshold: float = 0.6,
+    citation_threshold: float = DEFAULT_CITATION_THRESHOLD,
     source_policy: SourcePolicy | None = None,
     user: Any = None,
     api_key: Any = None,

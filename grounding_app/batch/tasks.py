@@ -11,7 +11,6 @@ thread also writes the worker's heartbeat.
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import timedelta
 from typing import Any
 
@@ -21,10 +20,9 @@ from django.db import close_old_connections
 
 from grounding_app.batch import queueing, services
 from grounding_app.celery import app
+from grounding_app.common.sweeper import Sweeper
 
 logger = logging.getLogger(__name__)
-
-_stop = threading.Event()
 
 
 @app.task(name="batch.process_chunk", acks_late=True, reject_on_worker_lost=True)
@@ -90,41 +88,31 @@ def prune_consumed_messages() -> None:
         engine.dispose()
 
 
-def sweep_forever(interval: float) -> None:
-    name = services.worker_name()
-    while True:
-        try:
-            queueing.heartbeat(name)
-            services.requeue_stalled()
-            services.split_waiting(timedelta(seconds=settings.BATCH_LEASE_SECONDS))
-            if unsent := queueing.take_unsent():
-                logger.warning("sending %d batch chunks that were never sent", len(unsent))
-                services.send_chunks(unsent)
-            prune_consumed_messages()
-        except Exception:
-            logger.exception("batch sweeper failed; trying again in %s s", interval)
-        finally:
-            close_old_connections()
-        if _stop.wait(interval):
-            return
+def sweep() -> None:
+    """One pass: say this worker lives, take back stalled chunks, split waiting uploads,
+    send what a dying process never sent, and prune the broker's consumed rows."""
+    queueing.heartbeat(services.worker_name())
+    services.requeue_stalled()
+    services.split_waiting(timedelta(seconds=settings.BATCH_LEASE_SECONDS))
+    if unsent := queueing.take_unsent():
+        logger.warning("sending %d batch chunks that were never sent", len(unsent))
+        services.send_chunks(unsent)
+    prune_consumed_messages()
+
+
+sweeper = Sweeper("batch sweeper", sweep, close_old_connections, logger)
 
 
 @worker_ready.connect
 def start_sweeper(**kwargs: Any) -> None:
     """Every worker sweeps, so chunks of a dead worker are sent again while any lives."""
-    _stop.clear()
-    threading.Thread(
-        target=sweep_forever,
-        args=(settings.BATCH_SWEEP_SECONDS,),
-        name="batch-sweeper",
-        daemon=True,
-    ).start()
+    sweeper.start(settings.BATCH_SWEEP_SECONDS)
 
 
 @worker_shutdown.connect
 def stop_sweeper(**kwargs: Any) -> None:
     """Stop sweeping and say so: `grounding_batch` then knows at once nobody serves."""
-    _stop.set()
+    sweeper.stop()
     try:
         queueing.forget(services.worker_name())
     except Exception:

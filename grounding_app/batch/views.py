@@ -7,7 +7,6 @@ so the results appear); without JavaScript the page offers a reload link.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import messages
@@ -24,6 +23,7 @@ from grounding_app.batch import exports, services
 from grounding_app.batch.charts import histogram_svg
 from grounding_app.batch.forms import BatchUploadForm
 from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.downloads import download
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.rendering.languages import word_matching_reason
 
@@ -159,17 +159,11 @@ def line_review(request: HttpRequest, public_id: str, number: int) -> HttpRespon
     return redirect(services.review_for(request.user, line))
 
 
-def _download(lines: Iterator[str], filename: str, content_type: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(lines, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
 @reviewers
 @require_GET
 def export_jsonl(request: HttpRequest, public_id: str) -> StreamingHttpResponse:
     job = _job(public_id)
-    return _download(
+    return download(
         exports.jsonl_lines(job), f"batch-{job.public_id}.jsonl", "application/x-ndjson"
     )
 
@@ -178,4 +172,4 @@ def export_jsonl(request: HttpRequest, public_id: str) -> StreamingHttpResponse:
 @require_GET
 def export_csv(request: HttpRequest, public_id: str) -> StreamingHttpResponse:
     job = _job(public_id)
-    return _download(exports.csv_lines(job), f"batch-{job.public_id}.csv", "text/csv")
+    return download(exports.csv_lines(job), f"batch-{job.public_id}.csv", "text/csv")

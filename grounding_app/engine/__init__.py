@@ -53,6 +53,7 @@ from grounding_app.engine.types import (
     CitedChunk,
     Claim,
     Fact,
+    Penalties,
 )
 from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 
@@ -112,6 +113,7 @@ __all__ = [
     "Judge",
     "MiniLMEncoder",
     "OffsetError",
+    "Penalties",
     "WordMatchJudge",
     "build_model",
     "byte_prefix",

@@ -74,6 +74,7 @@ from grounding_app.engine.types import (
     CitedChunk,
     Claim,
     Fact,
+    Penalties,
 )
 from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 from grounding_app.engine.word_match import WordMatchJudge
@@ -104,8 +105,9 @@ class Settings:
     # Evidence that contradicts a claim in ways the judge does not see: another name or
     # number where the claim has one it lacks (`lexical.substitutes`), or a record's yes
     # or no the other way round (`checks/record_flag.py:flag_disagrees`). The judge's
-    # odds are cut by e^this.
-    contradiction_penalty: float = 3.0
+    # odds are cut by e^this: the verifier's price (`types.Penalties`, set by its
+    # verifier.json).
+    contradiction_penalty: float = Penalties.contradiction
     # Evidence that gives the claim's action to another name (`roles.misattributes`) or
     # hedges what the claim states flatly (`hedges.drops_hedge`). The role flag fires on
     # 1 % of dev_realistic's examples (25 of 27 unsupported), the hedge flag on one; the
@@ -115,9 +117,10 @@ class Settings:
     hedge_penalty: float = 5.0
     # A number of the claim the evidence does not state (`checks/numbers.py`): SPEC §1
     # counts the claim as only partly true. The verifier misses some of these, and its
-    # `verifier.json` sets the price (3.5, chosen on dev); the feature judge weighs the
-    # same comparison as a fitted feature of its own, so by default it costs nothing here.
-    number_penalty: float = 0.0
+    # `verifier.json` sets the price (`Penalties.missing_number`, 3.5 for the shipped
+    # one); the feature judge weighs the same comparison as a fitted feature of its own,
+    # so by default (no price set) it costs nothing here.
+    number_penalty: float = Penalties.missing_number
     # A claim that states no more than a record's yes or no (`record_flag.record_states`):
     # the verifier reads "Customers can make reservations." against "restaurants
     # reservations: yes." at 0.25-0.45, never having seen a record. Its odds are raised
@@ -149,6 +152,22 @@ _BOOKKEEPING = re.compile(
     r"|sentences?|lines?|pages?|paragraphs?|para)$",
     re.I,
 )
+
+
+@dataclass(frozen=True)
+class _ClaimBatch:
+    """The claims of one request that the judge reads, row by row, with what every rank of
+    their evidence options needs again."""
+
+    request: CheckRequest
+    index: PassageIndex
+    order: list[int]  # the claim id of each row
+    claims: list[str]
+    languages: list[str]
+    queries: list[ClaimInContext]
+    readings: list[ClaimInContext]  # as the judge reads them (`GroundingEngine._reading`)
+    names: frozenset[str]
+    memo: MemoEncoder
 
 
 def is_bookkeeping(key: str) -> bool:
@@ -381,8 +400,8 @@ class GroundingEngine:
                 facts_per_claim=2,
                 passages_per_fact=2,
                 neighbours=verifier.config.neighbours,
-                contradiction_penalty=verifier.config.contradiction_penalty,
-                number_penalty=verifier.config.missing_number_penalty,
+                contradiction_penalty=verifier.config.penalties.contradiction,
+                number_penalty=verifier.config.penalties.missing_number,
             )
             aggregator = (
                 Aggregator.from_file(AGGREGATOR_WEIGHTS)
@@ -583,7 +602,6 @@ class GroundingEngine:
         settings = self.settings
         if not index.passages:
             return {i: _Verdict(0.0, []) for i in claims}
-        penalties = self._penalties()
         order = list(claims)
         in_context = [f"{contexts[i]} {claims[i]}".strip() for i in order]
         plain = index.candidates([claims[i] for i in order], settings.candidates_per_query)
@@ -600,10 +618,20 @@ class GroundingEngine:
         # The names of the facts the evidence comes from, for the role check.
         read = sorted({f for options in candidates for option in options for f in option.facts})
         names = proper_names([request.facts[f].text for f in read])
-        # A lower-case claim's leading pronoun, resolved through the facts' names, is read
-        # alone like a capitalised one the judge resolves itself: the context's other
-        # words (a previous sentence's wrong year) then add or take nothing.
-        readings = [self._reading(query, names) for query in queries]
+        batch = _ClaimBatch(
+            request,
+            index,
+            order,
+            [claims[i] for i in order],
+            [languages[i] for i in order],
+            queries,
+            # A lower-case claim's leading pronoun, resolved through the facts' names, is
+            # read alone like a capitalised one the judge resolves itself: the context's
+            # other words (a previous sentence's wrong year) then add or take nothing.
+            [self._reading(query, names) for query in queries],
+            names,
+            memo,
+        )
         # Options in rank order (best fact, next fact, both together); each is read only
         # for claims that no earlier option supports beyond doubt (`ENOUGH_SUPPORT`), so
         # well-supported claims (most of them) cost one judge input.
@@ -616,65 +644,89 @@ class GroundingEngine:
             ]
             if not todo:
                 break
-            pairs = []
-            for row, option in todo:
-                evidence = self._evidence(request, option, bool(queries[row].context))
-                query = readings[row]
-                aligned = align_values(
-                    align_numbers(align_dates(query.claim, evidence.text), evidence.text),
-                    evidence.passages,
-                    languages[order[row]],
-                )
-                pairs.append((ClaimInContext(aligned, query.context), evidence))
-            scores = self.judge.score(pairs, memo)
-            others = self._other_judges(pairs, [languages[order[row]] for row, _ in todo], memo)
-            for k, ((row, option), (_, evidence), score) in enumerate(
-                zip(todo, pairs, scores, strict=True)
-            ):
-                claim = claims[order[row]]
-                reading = Reading(
-                    claim,
-                    evidence.passages,
-                    dated=align_dates(claim, evidence.text),
-                    statements=tuple(p.text for p in option.passages if p.fact in index.structured),
-                    names=names,
-                    language=languages[order[row]],
-                    facts=tuple(
-                        request.facts[f].text for f in option.facts if f not in index.structured
-                    ),
-                )
-                kinds = fired(reading, languages[order[row]], self.checks)
-                if others is not None:
-                    # The verifier's own penalties, for a fit that weighs them anew.
-                    lexical = compare(pairs[k][0].claim, evidence.text)
-                    features = (
-                        logit(score),
-                        *others[k],
-                        *(float(kind in kinds) for kind in (CONTRADICTION, ROLE, HEDGE)),
-                        float(NUMBER in kinds),
-                        float(min(lexical.missing_names, 3)),
-                    )
-                    if self.recorder is not None:
-                        self.recorder(order[row], features)
-                    if self.aggregator is not None:
-                        judged[row].append((self.aggregator.score(features), option))
-                        continue
-                for kind in sorted(kinds):
-                    score = _discount(score, penalties[kind])
-                if not kinds and self._reads_records(reading):
-                    score = _discount(score, -settings.record_support)
+            for (row, option), score in zip(todo, self._judge_rank(batch, todo), strict=True):
                 judged[row].append((score, option))
+        return {
+            claim_id: self._best_option(claims[claim_id], judged[row])
+            for row, claim_id in enumerate(order)
+        }
 
-        verdicts: dict[int, _Verdict] = {}
-        for row, claim_id in enumerate(order):
-            if not judged[row]:
-                verdicts[claim_id] = _Verdict(0.0, [])
-                continue
-            # The best option read is the claim's support and what it cites.
-            best, option = max(judged[row], key=lambda item: item[0])
-            cited = _supporting(claims[claim_id], option.passages)
-            verdicts[claim_id] = _Verdict(best, cited)
-        return verdicts
+    def _judge_rank(
+        self, batch: _ClaimBatch, todo: Sequence[tuple[int, _Candidate]]
+    ) -> list[float]:
+        """One option each for the claims in `todo` (rows of the batch), judged in one call
+        and discounted by the checks that fire on it."""
+        pairs = []
+        for row, option in todo:
+            evidence = self._evidence(batch.request, option, bool(batch.queries[row].context))
+            query = batch.readings[row]
+            aligned = align_values(
+                align_numbers(align_dates(query.claim, evidence.text), evidence.text),
+                evidence.passages,
+                batch.languages[row],
+            )
+            pairs.append((ClaimInContext(aligned, query.context), evidence))
+        scores = self.judge.score(pairs, batch.memo)
+        others = self._other_judges(pairs, [batch.languages[row] for row, _ in todo], batch.memo)
+        return [
+            self._checked_score(
+                batch, row, option, pair, score, None if others is None else others[k]
+            )
+            for k, ((row, option), pair, score) in enumerate(zip(todo, pairs, scores, strict=True))
+        ]
+
+    def _checked_score(
+        self,
+        batch: _ClaimBatch,
+        row: int,
+        option: _Candidate,
+        pair: tuple[ClaimInContext, Evidence],
+        score: float,
+        others: tuple[float, float] | None,
+    ) -> float:
+        """The judge's score of one option after the checks: the aggregator's where there is
+        one, else discounted by each check's penalty (and raised where a record states it)."""
+        claim, (aligned, evidence) = batch.claims[row], pair
+        language = batch.languages[row]
+        facts = batch.request.facts
+        reading = Reading(
+            claim,
+            evidence.passages,
+            dated=align_dates(claim, evidence.text),
+            statements=tuple(p.text for p in option.passages if p.fact in batch.index.structured),
+            names=batch.names,
+            language=language,
+            facts=tuple(facts[f].text for f in option.facts if f not in batch.index.structured),
+        )
+        kinds = fired(reading, language, self.checks)
+        if others is not None:
+            # The verifier's own penalties, for a fit that weighs them anew.
+            lexical = compare(aligned.claim, evidence.text)
+            features = (
+                logit(score),
+                *others,
+                *(float(kind in kinds) for kind in (CONTRADICTION, ROLE, HEDGE)),
+                float(NUMBER in kinds),
+                float(min(lexical.missing_names, 3)),
+            )
+            if self.recorder is not None:
+                self.recorder(batch.order[row], features)
+            if self.aggregator is not None:
+                return self.aggregator.score(features)
+        penalties = self._penalties()
+        for kind in sorted(kinds):
+            score = _discount(score, penalties[kind])
+        if not kinds and self._reads_records(reading):
+            score = _discount(score, -self.settings.record_support)
+        return score
+
+    @staticmethod
+    def _best_option(claim: str, judged: Sequence[tuple[float, _Candidate]]) -> _Verdict:
+        """The best option read is the claim's support and what it cites."""
+        if not judged:
+            return _Verdict(0.0, [])
+        best, option = max(judged, key=lambda item: item[0])
+        return _Verdict(best, _supporting(claim, option.passages))
 
     def _other_judges(
         self,

@@ -5,7 +5,9 @@ Offsets are UTF-8 byte offsets, end exclusive, exactly as on the wire.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 DEFAULT_CITATION_THRESHOLD = 0.6
 MAX_FACTS = 200
@@ -26,6 +28,41 @@ TABLE_HEADER = "table_header"
 TABLE_RULE = "table_rule"
 CODE = "code"
 NO_CHECK_REASONS = (TABLE_HEADER, TABLE_RULE, CODE)
+
+
+@dataclass(frozen=True)
+class Penalties:
+    """A verifier's fixed prices in logits, set by its `verifier.json` (a missing key
+    costs the default here): the one place they are defined. `VerifierConfig` reads
+    them; the pipeline's `Settings` takes the contradiction and number prices from them.
+
+    SPEC §1: a claim with a number or a name the evidence lacks is only partly true. The
+    model misses some of these (one swapped name in a list), so such claims pay a price
+    chosen on dev, where it costs < 0.01 balanced accuracy; the number's is paid where the
+    numbers check fires (`checks/numbers.py`): a number is compared by value there, once.
+    Evidence that contradicts the claim (another name or number, a record's "no") is
+    discounted too: a verifier whose fitted bias is high needs a larger price for the same
+    contradiction to sink the score.
+    """
+
+    missing_number: float = 0.0
+    missing_name: float = 0.0
+    contradiction: float = 3.0
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Penalties:
+        """The prices a `verifier.json` sets, the defaults for those it leaves out."""
+        default = cls()
+        return cls(
+            **{
+                f.name: float(data.get(f"{f.name}_penalty", getattr(default, f.name)))
+                for f in fields(cls)
+            }
+        )
+
+    def as_json(self) -> dict[str, float]:
+        """The `verifier.json` keys, `missing_number_penalty` and so on."""
+        return {f"{f.name}_penalty": getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)

@@ -14,15 +14,12 @@ spell paths, accept numbers and report bad offsets the same way:
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NoReturn, TypeVar
+from typing import TypeVar
 
-from grounding_app.engine import find_lone_surrogate
-from grounding_app.formats.check_grounding import NUMERIC_STRING, FormatError, json_type
+from grounding_app.formats.check_grounding import FormatError, JsonReader, json_type
 from grounding_app.formats.check_grounding import join_path as join
 from grounding_app.formats.grounded import Problem
 
@@ -41,8 +38,21 @@ class ImportFormatError(FormatError):
     """
 
 
-def fail(path: str, message: str) -> NoReturn:
-    raise ImportFormatError(path, message)
+def quote(text: str) -> str:
+    """A string for a message: repr'd and cut short so one message stays one line."""
+    if len(text) > _QUOTE_LIMIT:
+        text = text[: _QUOTE_LIMIT - 1] + "…"
+    return repr(text)
+
+
+# The one JSON reader (check_grounding.JsonReader) for imports: ImportFormatError, long
+# strings cut short in messages, numbers finite.
+_READ = JsonReader(ImportFormatError, show=quote)
+fail = _READ.fail
+string = _READ.string
+number = _READ.number
+boolean = _READ.boolean
+string_map = _READ.string_map
 
 
 def snake(camel: str) -> str:
@@ -58,13 +68,6 @@ def camel(name: str) -> str:
 def count(number: int, noun: str, plural: str = "") -> str:
     """ "1 part", "2 parts": counts in messages read as English."""
     return f"{number} {noun}" if number == 1 else f"{number} {plural or noun + 's'}"
-
-
-def quote(text: str) -> str:
-    """A string for a message: repr'd and cut short so one message stays one line."""
-    if len(text) > _QUOTE_LIMIT:
-        text = text[: _QUOTE_LIMIT - 1] + "…"
-    return repr(text)
 
 
 def obj(path: str, value: object) -> dict[str, object]:
@@ -96,15 +99,6 @@ def get(data: dict[str, object], path: str, camel: str) -> tuple[str, object]:
     return join(path, name), data.get(name)
 
 
-def string(path: str, value: object) -> str:
-    if not isinstance(value, str):
-        fail(path, f"expected a string, got {json_type(value)}.")
-    where = find_lone_surrogate(value)
-    if where is not None:
-        fail(path, f"the string holds a lone surrogate at character {where}.")
-    return value
-
-
 def integer(path: str, value: object) -> int:
     if isinstance(value, str):
         if _INTEGER_STRING.fullmatch(value):
@@ -114,29 +108,6 @@ def integer(path: str, value: object) -> int:
         return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         fail(path, f"expected an integer, got {json_type(value)}{_shown(value)}.")
-    return value
-
-
-def number(path: str, value: object) -> float:
-    if isinstance(value, str):
-        if not NUMERIC_STRING.fullmatch(value):
-            fail(path, f"expected a number, got the string {quote(value)}.")
-        result = float(value)
-    elif isinstance(value, bool) or not isinstance(value, int | float):
-        fail(path, f"expected a number, got {json_type(value)}.")
-    else:
-        try:
-            result = float(value)
-        except OverflowError:  # an integer beyond any double
-            result = math.inf
-    if not math.isfinite(result):
-        fail(path, f"expected a finite number, got {value!r}.")
-    return result
-
-
-def boolean(path: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        fail(path, f"expected true or false without quotes, got {json_type(value)}.")
     return value
 
 
@@ -188,15 +159,6 @@ def indices(data: dict[str, object], path: str, camel: str) -> tuple[tuple[str, 
 
 def strings(data: dict[str, object], path: str, camel: str) -> tuple[str, ...]:
     return each(data, path, camel, string)
-
-
-def string_map(path: str, value: object) -> dict[str, str]:
-    data = obj(path, value)
-    result: dict[str, str] = {}
-    for key, item in data.items():
-        item_path = f"{path}[{json.dumps(key, ensure_ascii=False)}]"
-        result[string(item_path, key)] = string(item_path, item)
-    return result
 
 
 def _shown(value: object) -> str:

@@ -28,6 +28,7 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from grounding_app.engine import (
@@ -91,10 +92,6 @@ class FormatError(ValueError):
         super().__init__(f"{field}: {message}" if field else message)
         self.field = field
         self.message = message
-
-
-def _fail(field: str, message: str) -> NoReturn:
-    raise FormatError(field, message)
 
 
 def join_path(parent: str, name: str) -> str:
@@ -176,44 +173,69 @@ def json_type(value: object) -> str:
     return "an object"
 
 
-def _string(path: str, value: object) -> str:
-    if not isinstance(value, str):
-        _fail(path, f"expected a string, got {json_type(value)}.")
-    where = find_lone_surrogate(value)
-    if where is not None:
-        _fail(path, f"the string holds a lone surrogate at character {where}.")
-    return value
+class JsonReader:
+    """The one reader of JSON values, for the API's requests and for imports alike:
+    strings without lone surrogates, numbers as proto3 JSON writes them (a JSON number or
+    a string in JSON number syntax, never `true`), booleans without quotes, maps of
+    strings. Each refusal is an `error` naming the value's path; `show` writes a refused
+    string into the message (imports cut long ones short).
+    """
 
+    def __init__(self, error: type[FormatError], show: Callable[[str], str] = repr) -> None:
+        self.error = error
+        self.show = show
 
-def _double(path: str, value: object) -> float:
-    if isinstance(value, str):
-        if value in _SPECIAL_FLOATS:
-            return _SPECIAL_FLOATS[value]
-        if NUMERIC_STRING.fullmatch(value):
+    def fail(self, path: str, message: str) -> NoReturn:
+        raise self.error(path, message)
+
+    def string(self, path: str, value: object) -> str:
+        if not isinstance(value, str):
+            self.fail(path, f"expected a string, got {json_type(value)}.")
+        where = find_lone_surrogate(value)
+        if where is not None:
+            self.fail(path, f"the string holds a lone surrogate at character {where}.")
+        return value
+
+    def double(self, path: str, value: object, specials: bool = True) -> float:
+        """A proto3 double: "NaN", "Infinity" and "-Infinity" too (unless `specials` is
+        off), and an integer beyond any double as an infinity; callers check the range."""
+        if isinstance(value, str):
+            if specials and value in _SPECIAL_FLOATS:
+                return _SPECIAL_FLOATS[value]
+            if NUMERIC_STRING.fullmatch(value):
+                return float(value)
+            self.fail(path, f"expected a number, got the string {self.show(value)}.")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.fail(path, f"expected a number, got {json_type(value)}.")
+        try:
             return float(value)
-        _fail(path, f"expected a number, got the string {value!r}.")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        _fail(path, f"expected a number, got {json_type(value)}.")
-    try:
-        return float(value)
-    except OverflowError:  # an integer beyond any double
-        return math.inf if value > 0 else -math.inf
+        except OverflowError:  # an integer beyond any double
+            return math.inf if value > 0 else -math.inf
+
+    def number(self, path: str, value: object) -> float:
+        """A finite double: a score or an offset can be neither NaN nor infinite."""
+        result = self.double(path, value, specials=False)
+        if not math.isfinite(result):
+            self.fail(path, f"expected a finite number, got {value!r}.")
+        return result
+
+    def boolean(self, path: str, value: object) -> bool:
+        if not isinstance(value, bool):
+            self.fail(path, f"expected true or false without quotes, got {json_type(value)}.")
+        return value
+
+    def string_map(self, path: str, value: object, expected: str = "an object") -> dict[str, str]:
+        if not isinstance(value, dict):
+            self.fail(path, f"expected {expected}, got {json_type(value)}.")
+        result: dict[str, str] = {}
+        for key, item in value.items():
+            item_path = f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+            result[self.string(item_path, key)] = self.string(item_path, item)
+        return result
 
 
-def _bool(path: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        _fail(path, f"expected true or false without quotes, got {json_type(value)}.")
-    return value
-
-
-def _string_map(path: str, value: object) -> dict[str, str]:
-    if not isinstance(value, dict):
-        _fail(path, f"expected an object of strings, got {json_type(value)}.")
-    result: dict[str, str] = {}
-    for key, item in value.items():
-        item_path = f"{path}[{json.dumps(key, ensure_ascii=False)}]"
-        result[_string(item_path, key)] = _string(item_path, item)
-    return result
+_REQUEST = JsonReader(FormatError)
+_fail = _REQUEST.fail
 
 
 def _label_char(char: str, first: bool) -> bool:
@@ -227,7 +249,7 @@ def _labels(path: str, value: object) -> dict[str, str]:
     """Google's label rules, as in the `user_labels` docstring of CheckGroundingRequest."""
     if isinstance(value, dict) and len(value) > MAX_LABELS:
         _fail(path, f"at most {MAX_LABELS} labels are allowed, got {len(value)}.")
-    labels = _string_map(path, value)
+    labels = _REQUEST.string_map(path, value, "an object of strings")
     for key, label in labels.items():
         label_path = f"{path}[{json.dumps(key, ensure_ascii=False)}]"
         if not 1 <= len(key) <= MAX_LABEL_CHARS:
@@ -246,13 +268,17 @@ def _labels(path: str, value: object) -> dict[str, str]:
 
 def _fact(path: str, value: object) -> Fact:
     fields = _fields(path, value, _FACT_FIELDS)
-    text = _string(*fields["factText"]) if "factText" in fields else ""
+    text = _REQUEST.string(*fields["factText"]) if "factText" in fields else ""
     if len(text) > MAX_FACT_CHARS:
         _fail(
             fields["factText"][0],
             f"a fact may be at most {MAX_FACT_CHARS} characters long, got {len(text)}.",
         )
-    attributes = _string_map(*fields["attributes"]) if "attributes" in fields else {}
+    attributes = (
+        _REQUEST.string_map(*fields["attributes"], "an object of strings")
+        if "attributes" in fields
+        else {}
+    )
     return Fact(text=text, attributes=attributes)
 
 
@@ -279,7 +305,7 @@ def _answer(path: str, value: object) -> str:
                 path,
                 f"the answer may be at most {MAX_ANSWER_BYTES} bytes long in UTF-8, got {size}.",
             )
-    answer = _string(path, value)
+    answer = _REQUEST.string(path, value)
     tokens = count_tokens(answer)
     if tokens > MAX_ANSWER_TOKENS:
         _fail(path, f"the answer may be at most {MAX_ANSWER_TOKENS} tokens long, got {tokens}.")
@@ -287,7 +313,7 @@ def _answer(path: str, value: object) -> str:
 
 
 def _threshold(path: str, value: object) -> float:
-    threshold = _double(path, value)
+    threshold = _REQUEST.double(path, value)
     if not 0.0 <= threshold <= 1.0:  # also false for NaN
         _fail(path, f"must be within [0, 1], got {value!r}.")
     return threshold
@@ -297,7 +323,7 @@ def parse_check_request(data: object) -> CheckRequest:
     """Turn a decoded CheckGroundingRequest JSON body into the engine's request."""
     fields = _fields("", data, _REQUEST_FIELDS)
     if "groundingConfig" in fields:
-        _string(*fields["groundingConfig"])  # validated only: the URL names the config
+        _REQUEST.string(*fields["groundingConfig"])  # validated only: the URL names the config
     if "userLabels" in fields:
         _labels(*fields["userLabels"])  # validated only: labels are echoed nowhere
     spec = _fields(*fields["groundingSpec"], _SPEC_FIELDS) if "groundingSpec" in fields else {}
@@ -310,7 +336,9 @@ def parse_check_request(data: object) -> CheckRequest:
             else DEFAULT_CITATION_THRESHOLD
         ),
         enable_claim_level_score=(
-            _bool(*spec["enableClaimLevelScore"]) if "enableClaimLevelScore" in spec else False
+            _REQUEST.boolean(*spec["enableClaimLevelScore"])
+            if "enableClaimLevelScore" in spec
+            else False
         ),
     )
 

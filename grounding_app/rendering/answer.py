@@ -36,7 +36,7 @@ import re
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from grounding_app.engine import WORD_MATCHING, OffsetError, byte_prefix, char_index, language_name
@@ -258,84 +258,102 @@ def _word_spans(
     return spans
 
 
-def render_candidate(
-    candidate: Candidate, index: int, markdown: bool | None = False, judge: JudgeInfo | None = None
-) -> RenderedCandidate:
-    judge = judge or JudgeInfo()
-    prefix = f"c{index}-"
-    problems = list(candidate.problems)
-    source_anchors = [f"{prefix}src-{n + 1}" for n in range(len(candidate.sources))]
-    cited_by: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    prefixes: dict[int, list[int]] = {}
-    claims: list[ClaimView] = []
-    placed: dict[int, list[tuple[int, int, ClaimView]]] = defaultdict(list)
-    words_in: dict[int, list[tuple[int, int]]] = defaultdict(list)
+@dataclass
+class _Layout:
+    """What the claims pass leaves for the later steps: problems found, the claims that
+    cite each source, and each part's placed claims and unsupported words."""
 
-    for n, segment in enumerate(candidate.segments, start=1):
-        anchor = f"{prefix}claim-{n}"
-        try:
-            span: tuple[int, int] | None = _char_span(candidate.parts, prefixes, segment)
-        except OffsetError as exc:
-            span = None
-            problems.append(
-                Problem(f"segment {n}", f"{exc}; it is listed but not marked in the text.")
-            )
-        citations: list[CitationView] = []
-        attributions: list[AttributionView] = []
-        for source_index in segment.source_indices:
-            if not 0 <= source_index < len(candidate.sources):
-                problems.append(
-                    Problem(
-                        f"segment {n}",
-                        f"cites source {source_index}, but there are only "
-                        f"{len(candidate.sources)} sources.",
-                    )
+    candidate: Candidate
+    prefix: str
+    problems: list[Problem]
+    cited_by: dict[int, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
+    prefixes: dict[int, list[int]] = field(default_factory=dict)
+    placed: dict[int, list[tuple[int, int, ClaimView]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    words_in: dict[int, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
+
+    def source_anchor(self, source_index: int) -> str:
+        return f"{self.prefix}src-{source_index + 1}"
+
+
+def _citations(
+    layout: _Layout, segment: Segment, n: int, anchor: str
+) -> tuple[list[CitationView], list[AttributionView]]:
+    """The segment's citations and the attributions its sources require; a citation of a
+    source that does not exist is a problem, not a link."""
+    candidate = layout.candidate
+    citations: list[CitationView] = []
+    attributions: list[AttributionView] = []
+    for source_index in segment.source_indices:
+        if not 0 <= source_index < len(candidate.sources):
+            layout.problems.append(
+                Problem(
+                    f"segment {n}",
+                    f"cites source {source_index}, but there are only "
+                    f"{len(candidate.sources)} sources.",
                 )
-                continue
-            citations.append(CitationView(source_index + 1, source_anchors[source_index]))
-            cited_by[source_index].append((n, anchor))
-            source = candidate.sources[source_index]
-            if source.requires_attribution:
-                href = safe_href(source.uri)
-                title = _source_title(source, source_index + 1, _domain(source, href))
-                attributions.append(AttributionView(title, source.uri, href))
-        verdict = _verdict(segment)
-        words = _word_spans(candidate.parts, prefixes, segment) if span is not None else []
-        text = _claim_text(candidate.parts, segment, span)
-        part_text = candidate.parts[segment.part] if span is not None else ""
-        claim = ClaimView(
-            number=n,
-            anchor=anchor,
-            text=text,
-            verdict=verdict,
-            verdict_label=VERDICT_LABELS[verdict] if citations or verdict != "cited" else UNJUDGED,
-            score=segment.score,
-            score_text="" if segment.score is None else f"{segment.score:.2f}",
-            confidence_text=", ".join(f"{c:.2f}" for c in segment.confidence),
-            citations=tuple(citations),
-            attributions=tuple(attributions),
-            placed=span is not None,
-            text_html=_with_words(part_text, *span, words) if span else html.escape(text),
-            unsupported_words=tuple(part_text[a:b] for a, b in words),
-            language=segment.language,
-            checked_by=segment.checked_by,
-            word_matching=(
-                judge.note(segment.language) if segment.checked_by == WORD_MATCHING else ""
-            ),
-        )
-        claims.append(claim)
-        if span is not None:
-            placed[segment.part].append((span[0], span[1], claim))
-            words_in[segment.part].extend(words)
+            )
+            continue
+        citations.append(CitationView(source_index + 1, layout.source_anchor(source_index)))
+        layout.cited_by[source_index].append((n, anchor))
+        source = candidate.sources[source_index]
+        if source.requires_attribution:
+            href = safe_href(source.uri)
+            title = _source_title(source, source_index + 1, _domain(source, href))
+            attributions.append(AttributionView(title, source.uri, href))
+    return citations, attributions
 
+
+def _claim_view(layout: _Layout, segment: Segment, n: int, judge: JudgeInfo) -> ClaimView:
+    """One segment as a claim, placed on its part's text where its offsets map."""
+    parts = layout.candidate.parts
+    anchor = f"{layout.prefix}claim-{n}"
+    try:
+        span: tuple[int, int] | None = _char_span(parts, layout.prefixes, segment)
+    except OffsetError as exc:
+        span = None
+        layout.problems.append(
+            Problem(f"segment {n}", f"{exc}; it is listed but not marked in the text.")
+        )
+    citations, attributions = _citations(layout, segment, n, anchor)
+    verdict = _verdict(segment)
+    words = _word_spans(parts, layout.prefixes, segment) if span is not None else []
+    text = _claim_text(parts, segment, span)
+    part_text = parts[segment.part] if span is not None else ""
+    claim = ClaimView(
+        number=n,
+        anchor=anchor,
+        text=text,
+        verdict=verdict,
+        verdict_label=VERDICT_LABELS[verdict] if citations or verdict != "cited" else UNJUDGED,
+        score=segment.score,
+        score_text="" if segment.score is None else f"{segment.score:.2f}",
+        confidence_text=", ".join(f"{c:.2f}" for c in segment.confidence),
+        citations=tuple(citations),
+        attributions=tuple(attributions),
+        placed=span is not None,
+        text_html=_with_words(part_text, *span, words) if span else html.escape(text),
+        unsupported_words=tuple(part_text[a:b] for a, b in words),
+        language=segment.language,
+        checked_by=segment.checked_by,
+        word_matching=judge.note(segment.language) if segment.checked_by == WORD_MATCHING else "",
+    )
+    if span is not None:
+        layout.placed[segment.part].append((span[0], span[1], claim))
+        layout.words_in[segment.part].extend(words)
+    return claim
+
+
+def _source_views(layout: _Layout) -> tuple[SourceView, ...]:
     sources = []
-    for i, source in enumerate(candidate.sources):
+    for i, source in enumerate(layout.candidate.sources):
         href = safe_href(source.uri)
         domain = _domain(source, href)
         sources.append(
             SourceView(
                 number=i + 1,
-                anchor=source_anchors[i],
+                anchor=layout.source_anchor(i),
                 title=_source_title(source, i + 1, domain),
                 domain=domain,
                 uri=source.uri,
@@ -343,49 +361,89 @@ def render_candidate(
                 text=source.text,
                 metadata=tuple(source.metadata.items()),
                 requires_attribution=source.requires_attribution,
-                cited_by=tuple(cited_by[i]),
+                cited_by=tuple(layout.cited_by[i]),
             )
         )
+    return tuple(sources)
 
+
+def _query_views(candidate: Candidate) -> tuple[QueryView, ...]:
     uris = candidate.search_suggestion_uris
-    queries = tuple(
+    return tuple(
         QueryView(
             q, uris[i] if i < len(uris) else "", safe_href(uris[i]) if i < len(uris) else None
         )
         for i, q in enumerate(candidate.web_search_queries)
     )
+
+
+def _verdict_counts(claims: Sequence[ClaimView]) -> dict[str, int]:
     counts = {key: 0 for key in VERDICT_LABELS}
     for claim in claims:
         counts[claim.verdict] += 1
-    matched = [c.language for c in claims if c.word_matching]
-    checked = sum(1 for c in claims if c.checked_by)
-    tokens = [block_tokens(text) for text in candidate.parts]
-    has_markdown = [looks_like_markdown(t, tokens[p]) for p, t in enumerate(candidate.parts)]
+    return counts
+
+
+@dataclass(frozen=True)
+class _PartsHtml:
+    html: tuple[str, ...]
+    markdown: bool  # some part is rendered from Markdown
+    has_markdown: bool  # some part has Markdown in it
+
+
+def _parts_html(layout: _Layout, markdown: bool | None) -> _PartsHtml:
+    """Each part as HTML with its claims marked: from Markdown where asked (or, with
+    `markdown=None`, where it has some) and where the marks can be placed in it."""
+    parts, placed, words_in = layout.candidate.parts, layout.placed, layout.words_in
+    tokens = [block_tokens(text) for text in parts]
+    has_markdown = [looks_like_markdown(t, tokens[p]) for p, t in enumerate(parts)]
     as_markdown = [
         can_place(text, 2 * len(placed[p]) + 2 * len(words_in[p]))
         and (markdown if markdown is not None else has_markdown[p])
-        for p, text in enumerate(candidate.parts)
+        for p, text in enumerate(parts)
     ]
-    parts_html = tuple(
-        markdown_part_html(text, placed[p], words_in[p], tokens[p])
-        if as_markdown[p]
-        else part_html(text, placed[p], words_in[p])
-        for p, text in enumerate(candidate.parts)
+    return _PartsHtml(
+        tuple(
+            markdown_part_html(text, placed[p], words_in[p], tokens[p])
+            if as_markdown[p]
+            else part_html(text, placed[p], words_in[p])
+            for p, text in enumerate(parts)
+        ),
+        any(as_markdown),
+        any(has_markdown),
     )
+
+
+def render_candidate(
+    candidate: Candidate, index: int, markdown: bool | None = False, judge: JudgeInfo | None = None
+) -> RenderedCandidate:
+    """The candidate in steps: claims (placing them, noting problems), then sources (with
+    the claims citing each), queries, counts and the parts' HTML."""
+    judge = judge or JudgeInfo()
+    layout = _Layout(candidate, f"c{index}-", list(candidate.problems))
+    claims = tuple(
+        _claim_view(layout, segment, n, judge)
+        for n, segment in enumerate(candidate.segments, start=1)
+    )
+    parts = _parts_html(layout, markdown)
     return RenderedCandidate(
         index=index,
-        parts_html=parts_html,
+        parts_html=parts.html,
         parts_dir=tuple(text_direction(text) or "auto" for text in candidate.parts),
-        claims=tuple(claims),
-        sources=tuple(sources),
-        problems=tuple(problems),
+        claims=claims,
+        sources=_source_views(layout),
+        problems=tuple(layout.problems),
         support_score=candidate.support_score,
-        queries=queries,
+        queries=_query_views(candidate),
         widget_count=len(candidate.search_entry_html),
-        verdict_counts=counts,
-        markdown=any(as_markdown),
-        has_markdown=any(has_markdown),
-        word_matching=summary(matched, checked, judge),
+        verdict_counts=_verdict_counts(claims),
+        markdown=parts.markdown,
+        has_markdown=parts.has_markdown,
+        word_matching=summary(
+            [c.language for c in claims if c.word_matching],
+            sum(1 for c in claims if c.checked_by),
+            judge,
+        ),
     )
 
 

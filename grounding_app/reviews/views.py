@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import push_url, reswap, retarget
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
+from grounding_app.downloads import download
 from grounding_app.formats.imports import ImportFormatError
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.rendering.answer import ClaimView, RenderedCandidate
@@ -259,9 +260,7 @@ def _export(request: HttpRequest, kind: str) -> StreamingHttpResponse:
     else:
         lines = exports.jsonl_lines(reviews, found.disagrees)
         content_type = "application/jsonl; charset=utf-8"
-    response = StreamingHttpResponse(lines, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="reviews.{kind}"'
-    return response
+    return download(lines, f"reviews.{kind}", content_type)
 
 
 @reviewers

@@ -243,9 +243,5 @@ def held_back(entry: OnDisk) -> HeldBack | None:
     }
     series = {name: bins for name, bins in series.items() if bins}
     labels = after.get("labels", "?")
-    chart = (
-        reliability_svg(series, f"Reliability on {labels} held-back labels", size=440)
-        if series
-        else ""
-    )
+    chart = reliability_svg(series, f"Reliability on {labels} held-back labels") if series else ""
     return HeldBack(before, after, chart)

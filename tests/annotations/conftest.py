@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, import_jsonl
+from grounding_app.annotations.labels import ClaimState, submit
 from grounding_app.annotations.models import Assignment, ItemClaim, LabelingProject
 from grounding_app.engine import GroundingEngine
 
@@ -65,7 +67,7 @@ def make_project(
     def make(
         count: int = 4, overlap: int = 2, blind: bool = False, extra: tuple[str, ...] = ()
     ) -> LabelingProject:
-        project = services.create_project(
+        project = create_project(
             lead,
             name="Film facts",
             instructions="Label each claim against the facts only.",
@@ -74,7 +76,7 @@ def make_project(
             blind=blind,
             annotators=annotators,
         )
-        services.import_jsonl(project, film_jsonl(count))
+        import_jsonl(project, film_jsonl(count))
         return project
 
     return make
@@ -107,19 +109,19 @@ def labeled(
     assert len(claims) == 5
     position = {claim.pk: n for n, claim in enumerate(claims)}
     for user in annotators:
-        while (assignment := services.next_assignment(project, user)) is not None:
+        while (assignment := next_assignment(project, user)) is not None:
             states = {
-                claim.pk: services.ClaimState(LABELS[user.username][position[claim.pk]], (0,))
+                claim.pk: ClaimState(LABELS[user.username][position[claim.pk]], (0,))
                 for claim in assignment.item.claims.all()
             }
-            services.submit(assignment, states)
+            submit(assignment, states)
     return project, claims
 
 
 def label_all(assignment: Assignment, label: str = "supported", cite: tuple[int, ...] = ()) -> None:
     """Submit one assignment with every claim given `label`."""
-    states = {claim.pk: services.ClaimState(label, cite) for claim in assignment.item.claims.all()}
-    services.submit(assignment, states)
+    states = {claim.pk: ClaimState(label, cite) for claim in assignment.item.claims.all()}
+    submit(assignment, states)
 
 
 def client_for(user: Any) -> Client:

@@ -11,7 +11,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project
 from grounding_app.annotations.models import LabelingProject
 from grounding_app.reviews.models import Review
 
@@ -98,7 +99,7 @@ def world(
     project: LabelingProject, annotators: list[Any], make_user: Callable[..., Any]
 ) -> dict[str, Any]:
     owner = annotators[0]
-    assignment = services.next_assignment(project, owner)
+    assignment = next_assignment(project, owner)
     assert assignment is not None
     review = Review.objects.create(
         answer="Titanic was directed by James Cameron.",
@@ -158,7 +159,7 @@ def test_views_by_role(
 def test_annotators_see_only_their_projects(
     project: LabelingProject, annotators: list[Any], make_user: Callable[..., Any], lead: Any
 ) -> None:
-    hidden = services.create_project(lead, name="Secret queue")
+    hidden = create_project(lead, name="Secret queue")
     mine = Client()
     mine.force_login(annotators[0])
     page = mine.get("/annotations/").content.decode()

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from grounding_app.annotations import agreement
-from grounding_app.annotations.charts import reliability_svg
 from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.metrics import ReliabilityBin, binary_report
+from grounding_app.rendering.charts import reliability_svg
 from tests.annotations.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -120,7 +120,7 @@ def test_chart_escapes_its_text_and_draws_each_filled_bin() -> None:
         ReliabilityBin(0.0, 0.5, 3, 0.2, 1 / 3),
         ReliabilityBin(0.5, 1.0, 0, 0.0, 0.0),
     ]
-    svg = reliability_svg(bins, title="<script>alert(1)</script>")
+    svg = reliability_svg({"model": bins}, title="<script>alert(1)</script>", legend=False)
     assert "<script>" not in svg and "&lt;script&gt;" in svg
     assert svg.count('class="chart-bar"') == 1 and svg.count('class="chart-dot"') == 1
     assert "3 claims, mean score 0.20, 33% supported by people" in svg

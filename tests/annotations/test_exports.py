@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from grounding_app.annotations import agreement, services
+from grounding_app.annotations import agreement
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.labels import ClaimState, save_draft, submit
 from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.engine import GroundingEngine, slice_bytes
 from grounding_app.formats.grounding_jsonl import read_examples
@@ -101,11 +103,11 @@ def test_ties_and_unlabeled_claims_are_left_out_of_training_lines(
 ) -> None:
     project = make_project(count=1, overlap=2)
     for user, label in zip(annotators, ("supported", "unsupported"), strict=False):
-        assignment = services.next_assignment(project, user)
+        assignment = next_assignment(project, user)
         assert assignment is not None
-        services.submit(
+        submit(
             assignment,
-            {c.pk: services.ClaimState(label) for c in assignment.item.claims.all()},
+            {c.pk: ClaimState(label) for c in assignment.item.claims.all()},
         )
     _, body = _download(
         client_for(lead), f"/annotations/{project.pk}/export.jsonl?schema=grounding"
@@ -140,9 +142,9 @@ def test_a_claim_without_labels_still_gets_a_csv_row(make_project: Any, lead: An
 
 def test_drafts_are_not_exported(make_project: Any, annotators: list[Any], lead: Any) -> None:
     project = make_project(count=1)
-    assignment = services.next_assignment(project, annotators[0])
+    assignment = next_assignment(project, annotators[0])
     assert assignment is not None
     claim = assignment.item.claims.get()
-    services.save_draft(assignment, {claim.pk: services.ClaimState("supported")})
+    save_draft(assignment, {claim.pk: ClaimState("supported")})
     _, body = _download(client_for(lead), f"/annotations/{project.pk}/export.jsonl")
     assert json.loads(body)["claims"][0]["labels"] == []

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, import_jsonl, send_review
 from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.common.importing import NOT_CHECKABLE, check_item, parse_jsonl
 from grounding_app.engine import CheckRequest, CheckResponse
@@ -32,8 +33,8 @@ def line(name: str) -> str:
 
 @pytest.fixture
 def gemini_project(fake_engine: Any, lead: Any, annotators: list[Any]) -> LabelingProject:
-    project = services.create_project(lead, name="Gemini answers", annotators=annotators)
-    services.import_jsonl(project, line("gemini_web_search.json") + "\n")
+    project = create_project(lead, name="Gemini answers", annotators=annotators)
+    import_jsonl(project, line("gemini_web_search.json") + "\n")
     return project
 
 
@@ -71,7 +72,7 @@ def test_label_page_says_not_checkable_and_shows_the_search_suggestions(
     gemini_project: LabelingProject, annotators: list[Any]
 ) -> None:
     owner = annotators[0]
-    assignment = services.next_assignment(gemini_project, owner)
+    assignment = next_assignment(gemini_project, owner)
     assert assignment is not None
     client = client_for(owner)
     page = client.get(assignment.get_absolute_url()).content.decode()
@@ -100,7 +101,7 @@ def test_agreement_page_names_the_verdict(
     gemini_project: LabelingProject, annotators: list[Any], lead: Any
 ) -> None:
     for user, label in zip(annotators[:2], ("supported", "unsupported"), strict=True):
-        assignment = services.next_assignment(gemini_project, user)
+        assignment = next_assignment(gemini_project, user)
         assert assignment is not None
         label_all(assignment, label)
     page = client_for(lead).get(f"/annotations/{gemini_project.pk}/agreement/").content.decode()
@@ -117,9 +118,9 @@ def test_review_sent_to_a_project_keeps_suggestions_and_missing_text(
     reviewer = client_for(lead)
     response = reviewer.post("/reviews/import/", {"payload": line("gemini_web_search.json")})
     assert response.status_code == 302
-    project = services.create_project(lead, name="From reviews", annotators=annotators)
+    project = create_project(lead, name="From reviews", annotators=annotators)
     review = Review.objects.get()
-    item = services.send_review(project, review)
+    item = send_review(project, review)
     assert item.meta["facts_without_text"] == [0, 1, 2]
     assert item.meta["search_entry_html"]
     assert {c.model_verdict for c in item.claims.all()} == {NOT_CHECKABLE}
@@ -132,7 +133,7 @@ def test_project_policy_flags_facts_on_the_label_page(
         name="Sports desk", excluded_domains=["uefa.com"], preferred_domains=["wikipedia.org"]
     )
     attach_to_project(gemini_project, policy, lead)
-    assignment = services.next_assignment(gemini_project, annotators[0])
+    assignment = next_assignment(gemini_project, annotators[0])
     assert assignment is not None
     page = client_for(annotators[0]).get(assignment.get_absolute_url()).content.decode()
     assert 'data-policy="excluded"' in page and "Excluded domain <bdi>(uefa.com)</bdi>" in page

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from grounding_app.annotations import jobs, services
+from grounding_app.annotations import items, jobs
 from grounding_app.annotations.models import ImportJob, Item, LabelingProject
 from tests.annotations.conftest import client_for, film_jsonl
 
@@ -39,7 +39,7 @@ def test_many_items_are_checked_by_the_job_with_progress(
     assert "Waiting for a worker" in page and 'hx-trigger="every 1s"' in page
 
     seen: list[tuple[int, int]] = []
-    monkeypatch.setattr(services, "PROGRESS_EVERY", 1)
+    monkeypatch.setattr(items, "PROGRESS_EVERY", 1)
     monkeypatch.setattr(jobs.ImportJob.objects, "filter", _watching(seen))
     assert jobs.run(job.pk)
     job.refresh_from_db()

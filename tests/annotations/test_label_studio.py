@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import import_jsonl
 from grounding_app.annotations.label_studio import import_annotations
+from grounding_app.annotations.labels import ClaimState, submit
 from grounding_app.annotations.models import Assignment, ClaimLabel, ItemClaim, LabelingProject
 from tests.annotations.conftest import client_for
 
@@ -40,7 +42,7 @@ def make_ls_project(
 ) -> Callable[..., LabelingProject]:
     def make(**kwargs: Any) -> LabelingProject:
         project = make_project(count=4, **kwargs)
-        services.import_jsonl(project, HEBREW_LINE)
+        import_jsonl(project, HEBREW_LINE)
         return project
 
     return make
@@ -142,10 +144,10 @@ def _stored(project: LabelingProject) -> dict[tuple[str, int, int], tuple[str, l
 def _as_labeling_page(
     project: LabelingProject, export: list[dict[str, Any]], users: dict[str, Any]
 ) -> None:
-    """The same labels given on the labeling page (services.submit), item by item."""
+    """The same labels given on the labeling page (submit), item by item."""
     keys = {label.name: label.key for label in project.labels}
     for annotator_index, user in enumerate(users.values()):
-        while (assignment := services.next_assignment(project, user)) is not None:
+        while (assignment := next_assignment(project, user)) is not None:
             task = export[assignment.item.position]
             results = task["annotations"][annotator_index]["result"]
             states = {}
@@ -162,8 +164,8 @@ def _as_labeling_page(
                 note = "".join(
                     t for r in mine if r["from_name"] == "note" for t in r["value"]["text"]
                 )
-                states[claim.pk] = services.ClaimState(keys[label], tuple(sorted(cited)), note)
-            services.submit(assignment, states)
+                states[claim.pk] = ClaimState(keys[label], tuple(sorted(cited)), note)
+            submit(assignment, states)
 
 
 def test_round_trip_keeps_every_label_as_the_labeling_page_stores_it(

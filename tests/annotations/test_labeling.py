@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.labels import skip
 from grounding_app.annotations.models import Assignment, ClaimLabel, LabelingProject
+from grounding_app.annotations.progress import Progress, annotator_progress
 from tests.annotations.conftest import client_for
 
 pytestmark = pytest.mark.django_db
@@ -202,11 +204,11 @@ def test_an_annotator_removed_from_the_project_can_no_longer_label(
 
 def test_progress_counts_what_is_left(project: LabelingProject, annotators: list[Any]) -> None:
     ann = annotators[0]
-    assert services.annotator_progress(project, ann) == services.Progress(0, 4)
-    assignment = services.next_assignment(project, ann)
+    assert annotator_progress(project, ann) == Progress(0, 4)
+    assignment = next_assignment(project, ann)
     assert assignment is not None
-    services.skip(assignment)
-    assert services.annotator_progress(project, ann) == services.Progress(0, 3)
+    skip(assignment)
+    assert annotator_progress(project, ann) == Progress(0, 3)
 
 
 @pytest.mark.parametrize("claim", ["abc", "1.5", "", "-1", "²", "99999999999999999999", "1e309"])

@@ -9,7 +9,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.labels import ClaimState, save_draft
 from grounding_app.annotations.models import Item, LabelingProject
 from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
@@ -95,10 +96,10 @@ def test_settings_keep_labels_in_use(
 ) -> None:
     project.extra_labels = ["Partially supported"]
     project.save()
-    assignment = services.next_assignment(project, annotators[0])
+    assignment = next_assignment(project, annotators[0])
     assert assignment is not None
     claim = assignment.item.claims.get()
-    services.save_draft(assignment, {claim.pk: services.ClaimState("partially_supported")})
+    save_draft(assignment, {claim.pk: ClaimState("partially_supported")})
     client = client_for(lead)
     data = _settings(annotators, extra_labels="", overlap="3")
     response = client.post(f"/annotations/{project.pk}/settings/", data)
@@ -181,7 +182,7 @@ def test_annotation_bench_prints_a_median(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_admin_pages(project: LabelingProject, annotators: list[Any], make_user: Any) -> None:
-    assignment = services.next_assignment(project, annotators[0])
+    assignment = next_assignment(project, annotators[0])
     assert assignment is not None
     client = client_for(make_user("superuser"))
     item = project.items.first()

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.labels import skip
 from grounding_app.annotations.models import Assignment, Item, LabelingProject
 from tests.annotations.conftest import label_all
 
@@ -21,18 +22,18 @@ def test_next_gives_a_new_item_and_resumes_the_open_one(
     project: LabelingProject, annotators: list[Any]
 ) -> None:
     ann = annotators[0]
-    first = services.next_assignment(project, ann)
+    first = next_assignment(project, ann)
     assert first is not None and first.slot == 0
-    assert services.next_assignment(project, ann) == first  # resumes, no second item
+    assert next_assignment(project, ann) == first  # resumes, no second item
     label_all(first)
-    second = services.next_assignment(project, ann)
+    second = next_assignment(project, ann)
     assert second is not None and second.item != first.item
 
 
 def test_items_closest_to_k_come_first(project: LabelingProject, annotators: list[Any]) -> None:
     ann, bob, _ = annotators
-    a = services.next_assignment(project, ann)
-    b = services.next_assignment(project, bob)
+    a = next_assignment(project, ann)
+    b = next_assignment(project, bob)
     assert a is not None and b is not None
     assert b.item == a.item and b.slot == 1  # depth first: finish items to k
 
@@ -46,7 +47,7 @@ def test_no_item_past_k_and_none_twice(
     seen: dict[Any, list[int]] = {}
     for user in [*annotators, extra]:
         seen[user] = []
-        while (a := services.next_assignment(project, user)) is not None:
+        while (a := next_assignment(project, user)) is not None:
             seen[user].append(a.item_id)
             label_all(a)
     for items in seen.values():
@@ -60,26 +61,26 @@ def test_skip_frees_the_slot_and_never_returns(
 ) -> None:
     project = make_project(count=1, overlap=1)
     ann, bob, _ = annotators
-    a = services.next_assignment(project, ann)
+    a = next_assignment(project, ann)
     assert a is not None
-    assert services.next_assignment(project, bob) is None  # the only slot is taken
-    services.skip(a)
+    assert next_assignment(project, bob) is None  # the only slot is taken
+    skip(a)
     a.refresh_from_db()
     assert (a.status, a.slot) == (Assignment.Status.SKIPPED, None)
-    assert services.next_assignment(project, ann) is None  # never offered again
-    b = services.next_assignment(project, bob)
+    assert next_assignment(project, ann) is None  # never offered again
+    b = next_assignment(project, bob)
     assert b is not None and b.slot == 0
 
 
 def test_lowering_k_stops_handing_out(project: LabelingProject, annotators: list[Any]) -> None:
     ann, bob, cat = annotators
     for user in (ann, bob):
-        a = services.next_assignment(project, user)
+        a = next_assignment(project, user)
         assert a is not None
         label_all(a)
     project.overlap = 1
     project.save()
-    a = services.next_assignment(project, cat)
+    a = next_assignment(project, cat)
     assert a is not None and a.item.position == 1  # item 0 already has two
 
 
@@ -119,7 +120,7 @@ def test_concurrent_requests_never_push_an_item_past_k(
         try:
             for _ in range(len(people)):
                 start.wait(timeout=30)  # every round, everyone asks at once
-                assignment = services.next_assignment(project, user)
+                assignment = next_assignment(project, user)
                 if assignment is not None:
                     taken.append((assignment.item_id, user.pk))
                     label_all(assignment)

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, import_jsonl
+from grounding_app.annotations.labels import ClaimState, submit
 from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.engine import GroundingEngine
 from tests.annotations.conftest import client_for
@@ -27,16 +29,14 @@ NOTE = "Hebrew: checked by word matching; this feature judge reads English"
 
 
 def mixed_project(lead: Any, annotators: list[Any], blind: bool = False) -> LabelingProject:
-    project = services.create_project(
-        lead, name="Mixed", overlap=3, blind=blind, annotators=annotators
-    )
+    project = create_project(lead, name="Mixed", overlap=3, blind=blind, annotators=annotators)
     line = json.dumps({"answerCandidate": ANSWER, "facts": FACTS}, ensure_ascii=False)
-    services.import_jsonl(project, line + "\n")
+    import_jsonl(project, line + "\n")
     return project
 
 
 def label_page(project: LabelingProject, user: Any) -> str:
-    assignment = services.next_assignment(project, user)
+    assignment = next_assignment(project, user)
     assert assignment is not None
     response = client_for(user).get(assignment.get_absolute_url())
     assert response.status_code == 200
@@ -97,11 +97,11 @@ def test_the_agreement_page_marks_a_disputed_hebrew_claim(
 ) -> None:
     project = mixed_project(lead, annotators)
     for user, label in zip(annotators, ("supported", "unsupported", "supported"), strict=True):
-        assignment = services.next_assignment(project, user)
+        assignment = next_assignment(project, user)
         assert assignment is not None
-        services.submit(
+        submit(
             assignment,
-            {c.pk: services.ClaimState(label) for c in assignment.item.claims.all()},
+            {c.pk: ClaimState(label) for c in assignment.item.claims.all()},
         )
     page = client_for(lead).get(f"/annotations/{project.pk}/agreement/").content.decode()
     disputes = re.findall(r'<li class="disagreement.*?</li>', page, flags=re.S)

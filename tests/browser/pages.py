@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grounding_app.annotations import services as annotation_services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, import_jsonl
+from grounding_app.annotations.labels import ClaimState, submit
 from grounding_app.batch import services as batch_services
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.policies.models import SourcePolicy
@@ -157,14 +159,14 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
         ),
     )
     other = type(user).objects.create_user("second-annotator", password="pw-for-tests-only")
-    project = annotation_services.create_project(
+    project = create_project(
         user,
         name=LONG_PROJECT,
         instructions="Label each claim.",
         overlap=2,
         annotators=[user, other],
     )
-    annotation_services.import_jsonl(
+    import_jsonl(
         project,
         "\n".join(
             json.dumps(
@@ -185,19 +187,17 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
     labels = {user: "SUSUS", other: "SUSUU"}
     for annotator, marks in labels.items():
         for _ in marks:
-            assignment = annotation_services.next_assignment(project, annotator)
+            assignment = next_assignment(project, annotator)
             assert assignment is not None
             mark = marks[assignment.item.position]
-            annotation_services.submit(
+            submit(
                 assignment,
                 {
-                    claim.pk: annotation_services.ClaimState(
-                        "supported" if mark == "S" else "unsupported", (0,)
-                    )
+                    claim.pk: ClaimState("supported" if mark == "S" else "unsupported", (0,))
                     for claim in assignment.item.claims.all()
                 },
             )
-    assignment = annotation_services.next_assignment(project, user)
+    assignment = next_assignment(project, user)
     assert assignment is not None
     job = batch_services.create_job(
         ("\n".join(_batch_line(n) for n in range(1, 31)) + "\n{bad\n").encode(),

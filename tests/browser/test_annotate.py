@@ -13,7 +13,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from grounding_app.annotations import agreement, services
+from grounding_app.annotations import agreement
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import add_items, create_project
+from grounding_app.annotations.labels import ClaimState, submit
 from grounding_app.annotations.models import Assignment, LabelingProject
 from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine import Fact, needs_grounding_check, split_sentences
@@ -81,7 +84,7 @@ def checked_item(
 
 
 def curie_project(lead: Any, annotators: list[Any], **settings: Any) -> LabelingProject:
-    project = services.create_project(
+    project = create_project(
         lead,
         name="Biographies · support check",
         instructions="Judge each sentence against the facts only, not against what you know.",
@@ -89,7 +92,7 @@ def curie_project(lead: Any, annotators: list[Any], **settings: Any) -> Labeling
         annotators=annotators,
         **settings,
     )
-    services.add_items(
+    add_items(
         project,
         [
             checked_item(CURIE_ANSWER, CURIE_FACTS, CURIE_MODEL, "curie-1"),
@@ -238,12 +241,12 @@ def test_adjudicate_in_the_browser(
     session = open_session(role="reviewer", name="lead")
     project = curie_project(session.user, people, overlap=2)
     for user, last in zip(people, ("unsupported", "supported"), strict=True):
-        assignment = services.next_assignment(project, user)
+        assignment = next_assignment(project, user)
         assert assignment is not None
-        services.submit(
+        submit(
             assignment,
             {
-                c.pk: services.ClaimState("no_check" if c.index == 0 else last)
+                c.pk: ClaimState("no_check" if c.index == 0 else last)
                 for c in assignment.item.claims.all()
             },
         )
@@ -340,7 +343,7 @@ FALSE_SCORES = [
 def demo_project(lead: Any, people: list[Any]) -> LabelingProject:
     """Thirty claims (every other one false) labeled by four people, some more careful."""
     rng = random.Random(5)
-    project = services.create_project(
+    project = create_project(
         lead,
         name="Trivia answers · March batch",
         instructions="Judge each sentence against the facts only.",
@@ -358,15 +361,15 @@ def demo_project(lead: Any, people: list[Any]) -> LabelingProject:
         model = ((score, (0,) if score >= 0.6 else ()),)
         items.append(checked_item(claim_text, (Fact(fact_text),), model, f"q-{n + 1}"))
         truths.append(truth)
-    services.add_items(project, items)
+    add_items(project, items)
     others = {"supported": "unsupported", "unsupported": "supported"}
     for person, care in zip(people, (0.98, 0.95, 0.93, 0.85), strict=True):
-        while (assignment := services.next_assignment(project, person)) is not None:
+        while (assignment := next_assignment(project, person)) is not None:
             truth = truths[assignment.item.position]
             label = truth if rng.random() < care else others.get(truth, "supported")
-            services.submit(
+            submit(
                 assignment,
-                {c.pk: services.ClaimState(label, (0,)) for c in assignment.item.claims.all()},
+                {c.pk: ClaimState(label, (0,)) for c in assignment.item.claims.all()},
             )
     report = agreement.agreement(project)
     for d in report.disagreements[-2:]:

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from grounding_app.annotations import exports, jobs, services
+from grounding_app.annotations import exports, jobs
+from grounding_app.annotations.items import create_project, import_jsonl
 from grounding_app.annotations.models import ClaimLabel, ImportJob, ItemClaim, LabelingProject
 from grounding_app.engine import GroundingEngine
 from tests.annotations.conftest import film_jsonl
@@ -32,10 +33,8 @@ HEBREW = json.dumps(
 
 
 def _project(lead: Any, annotator: Any) -> LabelingProject:
-    project = services.create_project(
-        lead, name="Library answers", overlap=2, annotators=[annotator]
-    )
-    services.import_jsonl(project, film_jsonl(3) + HEBREW + "\n")
+    project = create_project(lead, name="Library answers", overlap=2, annotators=[annotator])
+    import_jsonl(project, film_jsonl(3) + HEBREW + "\n")
     return project
 
 

@@ -26,7 +26,7 @@ PASSWORD = "production-test-password-7d1f"
 # before the server starts (the server's own migrate then finds nothing to do).
 SEED = """
 from django.contrib.auth.models import Group, User
-from grounding_app.annotations import services
+from grounding_app.annotations.items import create_project
 from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine.types import Fact
 
@@ -41,7 +41,7 @@ claims = (
     ModelClaim(1, 39, 63, answer[39:], True, "supported", 0.8, (0,)),
 )
 item = CheckedItem(ItemSource(answer, (fact,), "t1", "demo"), claims)
-project = services.create_project(rita, name="Films", annotators=[rita], items=[item])
+project = create_project(rita, name="Films", annotators=[rita], items=[item])
 print(project.get_absolute_url())
 """.replace("PASSWORD", repr(PASSWORD))
 

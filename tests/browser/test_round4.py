@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from grounding_app.annotations import services as annotation_services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, send_review
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk
@@ -39,7 +40,7 @@ def test_the_send_form_wraps_and_shows_whole_project_names_on_a_phone(
     open_session: Callable[..., Session], fake_engine: GroundingEngine
 ) -> None:
     session = open_session(role="superuser", name="phoebe")
-    annotation_services.create_project(session.user, name=LONG_PROJECT)
+    create_project(session.user, name=LONG_PROJECT)
     page = session.page
     path = _checked(session)
     for width in (375, 768, 1280):
@@ -74,12 +75,10 @@ def test_the_labeling_answer_renders_markdown_and_shows_it_whole_on_a_phone(
     open_session: Callable[..., Session], fake_engine: GroundingEngine
 ) -> None:
     session = open_session(role="annotator", name="lena")
-    project = annotation_services.create_project(
-        session.user, name="Markdown answers", annotators=[session.user]
-    )
+    project = create_project(session.user, name="Markdown answers", annotators=[session.user])
     review = review_services.check_and_save(session.user, CheckRequest(MARKDOWN, (Fact(FACT),)))
-    annotation_services.send_review(project, review)
-    assignment = annotation_services.next_assignment(project, session.user)
+    send_review(project, review)
+    assignment = next_assignment(project, session.user)
     assert assignment is not None
     page = session.page
     page.set_viewport_size({"width": 375, "height": 800})
@@ -167,12 +166,10 @@ def test_round4_screenshots(
     ApiKey.issue("OpenTelemetry traces")  # the Connect page then offers a test trace
     running = batch_services.create_job(jsonl(40), name="running-job.jsonl", send=False)
     batch_services.run_chunk(BatchChunk.objects.filter(job=running).order_by("pk")[0].pk)
-    labeled = annotation_services.create_project(
-        session.user, name="Markdown answers", annotators=[session.user]
-    )
+    labeled = create_project(session.user, name="Markdown answers", annotators=[session.user])
     review = review_services.check_and_save(session.user, CheckRequest(MARKDOWN, (Fact(FACT),)))
-    annotation_services.send_review(labeled, review)
-    assignment = annotation_services.next_assignment(labeled, session.user)
+    send_review(labeled, review)
+    assignment = next_assignment(labeled, session.user)
     assert assignment is not None
     shots = (
         ("review", pages["review"], 375, "light"),

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Frame, expect
 
 from grounding_app.active_verifier.checker import checker
-from grounding_app.annotations import services as annotation_services
+from grounding_app.annotations.items import create_project, import_jsonl
 from grounding_app.engine import GroundingEngine
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_project, attach_to_review
@@ -191,11 +191,9 @@ def test_write_a_policy_and_check_a_review_against_it(
 
 
 def gemini_item_assignment(lead: Any, annotator: Any) -> Any:
-    project = annotation_services.create_project(
-        lead, name="Gemini web answers", annotators=[annotator]
-    )
+    project = create_project(lead, name="Gemini web answers", annotators=[annotator])
     line = json.dumps(json.loads(fixture_text("gemini_web_search.json")))
-    annotation_services.import_jsonl(project, line + "\n")
+    import_jsonl(project, line + "\n")
     policy = SourcePolicy.objects.create(
         name="Sports desk", excluded_domains=["aljazeera.com"], preferred_domains=["uefa.com"]
     )

@@ -37,3 +37,17 @@ def test_engine_refuses_an_unknown_judge() -> None:
 def test_a_verifier_directory_without_weights_fails_at_start_up(tmp_path) -> None:
     with pytest.raises(RuntimeError, match="verifier weights missing"):
         GroundingEngine.default(f"verifier:{tmp_path}")
+
+
+@pytest.mark.parametrize(
+    ("command", "verb"), [("grounding_bench", "time"), ("grounding_eval", "evaluate")]
+)
+def test_both_commands_take_the_one_judge_option(command: str, verb: str) -> None:
+    from django.core.management import CommandError, load_command_class
+
+    parser = load_command_class("grounding_lab", command).create_parser("manage.py", command)
+    (option,) = [a for a in parser._actions if "--judge" in a.option_strings]
+    assert option.type is judge_spec and option.help is not None
+    assert option.help.startswith(f"judge(s) to {verb} in one run")
+    with pytest.raises(CommandError, match="unknown judge 'oracle'"):
+        parser.parse_args(["--judge", "oracle"])

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from grounding_app.annotations import services as annotation_services
+from grounding_app.annotations.items import create_project
 from grounding_app.policies.models import ProjectPolicy, ReviewPolicy, SourcePolicy
 from grounding_app.reviews.models import Review
 
@@ -204,7 +204,7 @@ def test_attachments_live_in_the_policy_app_and_go_with_their_review(
     policy: SourcePolicy, review: Review, lead_user: Any
 ) -> None:
     ReviewPolicy.objects.create(review=review, policy=policy)
-    project = annotation_services.create_project(lead_user, name="P")
+    project = create_project(lead_user, name="P")
     ProjectPolicy.objects.create(project=project, policy=policy)
     review.delete()
     assert not ReviewPolicy.objects.exists()

@@ -12,7 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from grounding_app.annotations import exports, services
+from grounding_app.annotations import exports
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, import_jsonl, send_review
+from grounding_app.annotations.labels import ClaimState, submit
 from grounding_app.annotations.models import (
     Assignment,
     ClaimLabel,
@@ -38,7 +41,7 @@ def make_labeled_project(
     annotator = make_user("annotator")
 
     def make(retention_days: int | None = None) -> LabelingProject:
-        project = services.create_project(
+        project = create_project(
             lead,
             name=f"Project keeping {retention_days or 'site'} days",
             instructions="",
@@ -49,13 +52,12 @@ def make_labeled_project(
         )
         project.retention_days = retention_days
         project.save()
-        services.import_jsonl(project, film_jsonl(2))
-        assignment = services.next_assignment(project, annotator)
+        import_jsonl(project, film_jsonl(2))
+        assignment = next_assignment(project, annotator)
         states = {
-            claim.pk: services.ClaimState("supported", (0,), "")
-            for claim in assignment.item.claims.all()
+            claim.pk: ClaimState("supported", (0,), "") for claim in assignment.item.claims.all()
         }
-        services.submit(assignment, states)
+        submit(assignment, states)
         return project
 
     return make
@@ -94,7 +96,7 @@ def test_an_item_sent_from_a_review_goes_with_the_review(
 ) -> None:
     project = make_labeled_project(retention_days=90)
     review = make_review("Titanic was directed by James Cameron.")
-    item = services.send_review(project, review)
+    item = send_review(project, review)
     clock.shift(31 * DAY)
     assert not Item.objects.filter(pk=item.pk).exists()
     assert Item.objects.filter(project=project).count() == 2  # the imported ones stay
@@ -105,7 +107,7 @@ def test_the_purge_deletes_expired_items_with_everything_hanging_off_them(
 ) -> None:
     short = make_labeled_project(retention_days=5)
     site = make_labeled_project()
-    sent = services.send_review(site, make_review())
+    sent = send_review(site, make_review())
     claims_of_short = ItemClaim.objects.filter(item__project=short).count()
     labels_of_short = ClaimLabel.objects.filter(claim__item__project=short).count()
     clock.shift(6 * DAY)
@@ -136,7 +138,7 @@ def test_new_items_after_expiry_take_fresh_positions(
 ) -> None:
     project = make_labeled_project(retention_days=5)
     clock.shift(6 * DAY)
-    services.import_jsonl(project, film_jsonl(2))  # expired items still hold 0 and 1
+    import_jsonl(project, film_jsonl(2))  # expired items still hold 0 and 1
     positions = sorted(
         Item._base_manager.filter(project=project).values_list("position", flat=True)
     )

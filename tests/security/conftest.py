@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from grounding_app.annotations import services as annotation_services
+from grounding_app.annotations.items import create_project, import_jsonl
 from grounding_app.annotations.models import ImportJob, ItemClaim, LabelingProject
 from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk, BatchJob
@@ -81,10 +81,8 @@ class World:
 def world(fake_engine: GroundingEngine, make_user: Callable[..., Any]) -> World:
     lead = make_user("reviewer", "lena")
     annotator = make_user("annotator", "ann")
-    project = annotation_services.create_project(
-        lead, name="Films", overlap=1, annotators=[annotator, lead]
-    )
-    annotation_services.import_jsonl(project, film_jsonl(2))
+    project = create_project(lead, name="Films", overlap=1, annotators=[annotator, lead])
+    import_jsonl(project, film_jsonl(2))
     request = CheckRequest(
         "Paris is the capital of France.",
         (Fact("Paris is the capital of France.", {"author": "Atlas"}),),

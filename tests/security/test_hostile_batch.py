@@ -18,7 +18,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from grounding_app.annotations import services as annotation_services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import services
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
@@ -169,7 +170,7 @@ def imports(
     lead = make_user("reviewer")
     client = Client(raise_request_exception=False)
     client.force_login(lead)
-    project = annotation_services.create_project(lead, name="Films", annotators=[lead])
+    project = create_project(lead, name="Films", annotators=[lead])
 
     def send(data: bytes) -> list[int]:
         statuses = []
@@ -181,7 +182,7 @@ def imports(
             statuses.append(response.status_code)
             if response.status_code == 302:
                 statuses.append(client.get(response["Location"]).status_code)
-        assignment = annotation_services.next_assignment(project, lead)
+        assignment = next_assignment(project, lead)
         if assignment is not None:
             statuses.append(client.get(assignment.get_absolute_url()).status_code)
         return statuses

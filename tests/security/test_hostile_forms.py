@@ -25,8 +25,8 @@ from django.urls import URLPattern, reverse
 
 from grounding_app.accounts import urls as accounts_urls
 from grounding_app.accounts.views import SignInView
-from grounding_app.annotations import services as annotation_services
 from grounding_app.annotations import urls as annotations_urls
+from grounding_app.annotations.allocation import next_assignment
 from grounding_app.annotations.forms import (
     AdjudicateForm,
     ImportItemsForm,
@@ -163,7 +163,7 @@ def send(form: Form, data: dict[str, Any] | str) -> HttpResponseBase:
 
 def _labeling(world: World, action: str) -> Form:
     """The labeling page's forms: fields named per claim, which `claim_states` reads."""
-    assignment = annotation_services.next_assignment(world.project, world.annotator)
+    assignment = next_assignment(world.project, world.annotator)
     assert assignment is not None
     claims = list(assignment.item.claims.all())
     baseline: dict[str, Any] = {"claim": claims[0].pk} if action == "draft" else {}

@@ -22,8 +22,9 @@ from django.test import Client
 from django.urls import URLPattern, reverse
 
 from grounding_app.accounts import urls as accounts_urls
-from grounding_app.annotations import services as annotation_services
 from grounding_app.annotations import urls as annotations_urls
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, import_jsonl
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import urls as batch_urls
 from grounding_app.policies import urls as policies_urls
@@ -95,12 +96,10 @@ def _url(world: World, name: str) -> str:
         gemini = json.dumps(json.loads((FIXTURES / "gemini_web_search.json").read_text()))
         review = import_review(world.lead, gemini)
         args["public_id"] = str(review.public_id)
-        project = annotation_services.create_project(
-            world.lead, name="Gemini", annotators=[world.lead]
-        )
-        annotation_services.import_jsonl(project, gemini + "\n")
+        project = create_project(world.lead, name="Gemini", annotators=[world.lead])
+        import_jsonl(project, gemini + "\n")
     if name in ("annotations:label", "annotations:label_suggestions"):  # they name an assignment
-        assignment = annotation_services.next_assignment(project, world.lead)
+        assignment = next_assignment(project, world.lead)
         assert assignment is not None
         args["pk"] = assignment.pk
     return reverse(name, kwargs={arg: args[arg] for arg in route.pattern.converters})

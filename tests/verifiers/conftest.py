@@ -13,7 +13,9 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from grounding_app.annotations import services as labeling
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, import_jsonl
+from grounding_app.annotations.labels import ClaimState, submit
 from grounding_app.annotations.models import LabelingProject
 from tests.engine.verifier.tiny_models import NLI, bert_classifier, onnx_cache
 
@@ -69,12 +71,10 @@ def labeled_project(lines: list[dict[str, Any]], make_user: Callable[..., Any]) 
     annotator as its line's label says (run the engine first: the fake one will do)."""
     lead = make_user("reviewer", "lena-lead")
     annotator = make_user("annotator", "ann")
-    project = labeling.create_project(lead, name="Team labels", overlap=1, annotators=[annotator])
-    labeling.import_jsonl(project, "".join(json.dumps(line) + "\n" for line in lines))
-    while (assignment := labeling.next_assignment(project, annotator)) is not None:
+    project = create_project(lead, name="Team labels", overlap=1, annotators=[annotator])
+    import_jsonl(project, "".join(json.dumps(line) + "\n" for line in lines))
+    while (assignment := next_assignment(project, annotator)) is not None:
         said = assignment.item.meta.get("reference_label")
         label = "supported" if said == 1 else "unsupported"
-        labeling.submit(
-            assignment, {c.pk: labeling.ClaimState(label) for c in assignment.item.claims.all()}
-        )
+        submit(assignment, {c.pk: ClaimState(label) for c in assignment.item.claims.all()})
     return project

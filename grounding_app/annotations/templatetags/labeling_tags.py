@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from grounding_app.active_verifier.services import judge_info
-from grounding_app.annotations import services
+from grounding_app.annotations.access import is_lead, visible_projects
 from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.common.importing import NOT_CHECKABLE
 from grounding_app.engine import WORD_MATCHING
@@ -66,5 +66,5 @@ def send_to_labeling(context: template.Context, review: Any) -> dict[str, Any]:
     """The small form that copies a saved review into a labeling project (leads only)."""
     request = context.get("request")
     user = getattr(request, "user", None)
-    projects = list(services.visible_projects(user)) if services.is_lead(user) else []
+    projects = list(visible_projects(user)) if is_lead(user) else []
     return {"review": review, "projects": projects, "csrf_token": context.get("csrf_token")}

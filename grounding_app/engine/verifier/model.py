@@ -20,7 +20,7 @@ import json
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from grounding_app.engine.encoders import Encoder, MemoEncoder, bundled_minilm_p
 from grounding_app.engine.judges import ClaimInContext, Evidence
 from grounding_app.engine.lexical import compare, resolve_reference
 from grounding_app.engine.onnx_models import OnnxBert, exported, quantized
+from grounding_app.engine.types import Penalties
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "data" / "verifier"
 MAX_LENGTH = 128
@@ -61,22 +62,12 @@ class VerifierConfig:
     max_length: int = MAX_LENGTH
     temperature: float = 1.0
     bias: float = 0.0
-    # SPEC §1: a claim with a number or a name the evidence lacks is only partly true.
-    # The model misses some of these (one swapped name in a list), so such claims pay a
-    # fixed price in logits; chosen on dev, where it costs < 0.01 balanced accuracy. The
-    # number's price is paid where the numbers check fires (`checks/numbers.py`, through
-    # `pipeline.Settings.number_penalty`): a number is compared by value there, once.
-    missing_number_penalty: float = 0.0
-    missing_name_penalty: float = 0.0
+    penalties: Penalties = field(default_factory=Penalties)  # what verifier.json sets
     # Sentences shown on each side of every chosen passage: a verifier that reads long
     # windows (trained on them, `grounding_app/verifiers/adapt/windows.py`) sees the
     # paragraph a summary sentence rests on; one that reads 128 tokens is best given the
     # passages alone (0).
     neighbours: int = 0
-    # The engine's discount for evidence that contradicts the claim (another name or
-    # number, a record's "no"), in logits: a verifier whose fitted bias is high needs a
-    # larger one for the same contradiction to sink the score (pipeline.Settings).
-    contradiction_penalty: float = 3.0
     # The languages the model reads (ISO 639-1); claims in others are judged by word
     # matching (`word_match.py`) and say so.
     languages: tuple[str, ...] = ("en",)
@@ -97,10 +88,8 @@ class VerifierConfig:
             max_length=int(data["max_length"]),
             temperature=float(data["temperature"]),
             bias=float(data["bias"]),
-            missing_number_penalty=float(data.get("missing_number_penalty", 0.0)),
-            missing_name_penalty=float(data.get("missing_name_penalty", 0.0)),
+            penalties=Penalties.from_json(data),
             neighbours=int(data.get("evidence_neighbours", 0)),
-            contradiction_penalty=float(data.get("contradiction_penalty", 3.0)),
             languages=tuple(str(code) for code in data.get("languages", ["en"])),
             name=str(data.get("name") or directory.resolve().name),
         )
@@ -386,5 +375,5 @@ class CrossEncoderJudge:
             best[index] = max(best[index], logit)
         for index, (claim, evidence) in enumerate(pairs):
             lexical = compare(claim.claim, evidence.text)
-            best[index] -= self.config.missing_name_penalty * min(lexical.missing_names, 3)
+            best[index] -= self.config.penalties.missing_name * min(lexical.missing_names, 3)
         return [float(1.0 / (1.0 + np.exp(-x))) if np.isfinite(x) else 0.0 for x in best]

@@ -15,7 +15,9 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.test import Client
 
-from grounding_app.annotations import services
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import add_items, create_project
+from grounding_app.annotations.labels import ClaimState, save_draft
 from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine import Fact, utf8_len
 from grounding_lab.pages import bench_sentences, time_page
@@ -68,18 +70,18 @@ class Command(BaseCommand):
         claims, facts, runs = options["claims"], options["facts"], options["runs"]
         with transaction.atomic():
             user = get_user_model().objects.create_superuser("annotation-bench", password=None)
-            project = services.create_project(
+            project = create_project(
                 user, name="Benchmark", extra_labels=["Partially supported"], annotators=[user]
             )
-            services.add_items(project, [big_item(claims, facts)])
-            assignment = services.next_assignment(project, user)
+            add_items(project, [big_item(claims, facts)])
+            assignment = next_assignment(project, user)
             if assignment is None:
                 raise RuntimeError("the benchmark item was not handed out")
             drafts = {
-                claim.pk: services.ClaimState("supported", (0,), "checked" if n % 5 == 0 else "")
+                claim.pk: ClaimState("supported", (0,), "checked" if n % 5 == 0 else "")
                 for n, claim in enumerate(assignment.item.claims.order_by("index")[: claims // 2])
             }
-            services.save_draft(assignment, drafts)
+            save_draft(assignment, drafts)
             client = Client(HTTP_HOST="localhost")
             client.force_login(user)
             url = assignment.get_absolute_url()

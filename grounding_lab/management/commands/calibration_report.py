@@ -46,7 +46,10 @@ class Command(BaseCommand):
         for name, ece in eces.items():
             self.stdout.write(f"{name}: n={len(scores[name][0])} ECE={ece:.4f}")
         svg = reliability_svg(
-            series, str(options["title"]), subtitles={k: f"ECE {v:.3f}" for k, v in eces.items()}
+            series,
+            str(options["title"]),
+            subtitles={k: f"ECE {v:.3f}" for k, v in eces.items()},
+            standalone=True,
         )
         if options["svg"]:
             Path(options["svg"]).write_text(svg, encoding="utf-8")

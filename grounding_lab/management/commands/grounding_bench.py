@@ -41,7 +41,7 @@ from grounding_lab.bench_requests import (
     largest_request,
 )
 from grounding_lab.bench_worker import REPO, EngineProcess, baseline_tree
-from grounding_lab.cli import judge_spec
+from grounding_lab.cli import add_judge_option
 
 # The latency the project promises (issue 11): film example 100 ms, everyday 500 ms.
 TARGETS_MS = {"a film example": 100, "b everyday": 500, "c largest": 20_000}
@@ -99,16 +99,7 @@ class Command(BaseCommand):
             action="store_true",
             help="with --baseline: also say whether both engines answer each request alike",
         )
-        parser.add_argument(
-            "--judge",
-            action="append",
-            type=judge_spec,
-            metavar="JUDGE",
-            help=(
-                "judge(s) to time in one run: verifier, features, or verifier:DIR"
-                " (weights trained into DIR); default: the engine's default judge"
-            ),
-        )
+        add_judge_option(parser, "time")
 
     def handle(self, *args: object, **options: Any) -> None:
         data: Path = options["data"]

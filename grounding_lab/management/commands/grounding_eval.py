@@ -13,7 +13,7 @@ from tqdm import tqdm
 from grounding_app.active_verifier.checker import checker
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD, GroundingEngine
 from grounding_app.formats.grounding_jsonl import DatasetError, read_examples
-from grounding_lab.cli import judge_spec
+from grounding_lab.cli import add_judge_option
 from grounding_lab.evaluation import (
     RecordingJudge,
     format_mistakes,
@@ -50,16 +50,7 @@ class Command(BaseCommand):
                 " and false unsupporteds (lowest), with the weakest claim and its evidence"
             ),
         )
-        parser.add_argument(
-            "--judge",
-            action="append",
-            type=judge_spec,
-            metavar="JUDGE",
-            help=(
-                "judge(s) to evaluate in one run: verifier, features, or verifier:DIR"
-                " (weights trained into DIR); default: the engine's default judge"
-            ),
-        )
+        add_judge_option(parser, "evaluate")
 
     def handle(self, *args: object, **options: Any) -> None:
         files: list[Path] = options["files"]

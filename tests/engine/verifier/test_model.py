@@ -7,6 +7,8 @@ import json
 import pytest
 
 from grounding_app.engine.judges import ClaimInContext, Evidence
+from grounding_app.engine.pipeline import GroundingEngine, Settings
+from grounding_app.engine.types import Penalties
 from grounding_app.engine.verifier.model import (
     MAX_CLAIM_TOKENS,
     VERIFIER_DIR,
@@ -95,9 +97,28 @@ def test_config_carries_the_engine_penalties(tmp_path):
         json.dumps({**base, "evidence_neighbours": 3, "contradiction_penalty": 5.0})
     )
     config = VerifierConfig.load(tmp_path)
-    assert (config.neighbours, config.contradiction_penalty) == (3, 5.0)
+    assert (config.neighbours, config.penalties) == (3, Penalties(contradiction=5.0))
     (tmp_path / "verifier.json").write_text(json.dumps(base))
-    assert VerifierConfig.load(tmp_path).contradiction_penalty == 3.0
+    assert VerifierConfig.load(tmp_path).penalties == Penalties()
+
+
+def test_the_shipped_penalties_are_read_once_and_reach_the_pipeline() -> None:
+    # verifier.json is their one source: the config reads it, the engine's settings take
+    # the contradiction and number prices from the config, and packaging writes them back.
+    shipped = json.loads((VERIFIER_DIR / "verifier.json").read_text())
+    penalties = VerifierConfig.load(VERIFIER_DIR).penalties
+    assert penalties.as_json() == {
+        key: shipped[key]
+        for key in ("missing_number_penalty", "missing_name_penalty", "contradiction_penalty")
+    }
+    settings = GroundingEngine.default().settings
+    assert settings.contradiction_penalty == penalties.contradiction
+    assert settings.number_penalty == penalties.missing_number
+    # The feature judge's settings keep the defaults, which are the Penalties' own.
+    assert (Settings().contradiction_penalty, Settings().number_penalty) == (
+        Penalties().contradiction,
+        Penalties().missing_number,
+    )
 
 
 def test_counting_a_long_passage_reports_nothing(capfd):
