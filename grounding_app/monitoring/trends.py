@@ -1,0 +1,180 @@
+"""Daily and hourly figures of checked lines, by SQL aggregates over `batch_line_trend`.
+
+A line's time is when it was checked (`processed_at`, UTC). Each bucket (a day, an hour)
+comes from an aggregate over a range of the index `batch_line_trend`, whose columns
+hold every figure summed (see `_series` for how each database is asked).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from django.db import connection
+from django.db.models import Avg, CharField, Count, Q, QuerySet, Sum
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast, Trunc
+from django.utils import timezone
+
+from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.traces.models import SourceJob, TraceSource
+
+RANGES = (7, 14, 30, 90)  # days the picker offers
+HOURLY_HOURS = 48
+WORST_SHOWN = 25
+KEYS_SAMPLED = 2000
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which lines: a trace source's (None: every job's), optionally only those whose
+    batch label `key` is `value`."""
+
+    source: TraceSource | None = None
+    key: str = ""
+    value: str = ""
+
+    def query(self) -> dict[str, str]:
+        out = {"source": str(self.source.pk)} if self.source else {}
+        if self.key:
+            out.update(key=self.key, value=self.value)
+        return out
+
+
+@dataclass(frozen=True)
+class Point:
+    bucket: str  # 'YYYY-MM-DD' or 'YYYY-MM-DD HH'
+    answers: int
+    claims: int
+    unsupported: int
+    flagged: int  # answers with at least one unsupported claim
+    mean_score: float | None
+
+    @property
+    def rate(self) -> float | None:
+        """Unsupported claims over checked claims; None for a bucket without claims."""
+        return self.unsupported / self.claims if self.claims else None
+
+
+def job_ids(scope: Scope) -> list[int]:
+    """The live jobs of the scope: every rolling job of its source, one per day, or every
+    job. Listed, not joined: each id drives a seek of the index, where the manager's
+    join to the jobs (for their expiry) would be checked on every row."""
+    jobs = BatchJob.objects.all()  # its manager hides expired jobs
+    if scope.source is not None:
+        ids = set(SourceJob.objects.filter(source=scope.source).values_list("job_id", flat=True))
+        if scope.source.job_id:
+            ids.add(scope.source.job_id)
+        jobs = jobs.filter(pk__in=ids)
+    return sorted(jobs.values_list("pk", flat=True))
+
+
+def lines(scope: Scope) -> QuerySet[BatchLine]:
+    """The scope's checked lines, of live jobs only (see `job_ids`)."""
+    query = BatchLine._base_manager.filter(state=BatchLine.State.DONE, job_id__in=job_ids(scope))
+    if scope.key:
+        label = Cast(KeyTextTransform(scope.key, "labels"), CharField())
+        query = query.alias(label=label).filter(label=scope.value)
+    return query
+
+
+_FIGURES = {
+    "answers": Count("id"),
+    "claims": Sum("claim_count"),
+    "unsupported": Sum("unsupported_count"),
+    "flagged": Count("id", filter=Q(unsupported_count__gt=0)),
+    "mean_score": Avg("support_score"),
+}
+
+
+def _point(bucket: str, found: dict[str, Any]) -> Point:
+    return Point(
+        bucket,
+        found["answers"],
+        found["claims"] or 0,
+        found["unsupported"] or 0,
+        found["flagged"],
+        found["mean_score"],
+    )
+
+
+def _series(scope: Scope, starts: list[datetime], kind: str, label: str) -> list[Point]:
+    """A point per bucket (a `kind` of "day" or "hour" from each of `starts`), labelled by
+    `label` (strftime). PostgreSQL groups the range by date_trunc in one statement (a
+    hash aggregate); SQLite runs one ranged aggregate per bucket instead, as it would
+    sort every row for a GROUP BY (no hash aggregate) and its Trunc is a Python function
+    called per row."""
+    query = lines(scope)
+    step = timedelta(days=1) if kind == "day" else timedelta(hours=1)
+    if connection.vendor == "postgresql":
+        rows = (
+            query.filter(processed_at__gte=starts[0], processed_at__lt=starts[-1] + step)
+            .annotate(bucket=Trunc("processed_at", kind, tzinfo=UTC))
+            .values("bucket")
+            .annotate(**_FIGURES)
+            .order_by("bucket")
+        )
+        found = {row["bucket"]: row for row in rows}
+    else:
+        found = {
+            start: query.filter(processed_at__gte=start, processed_at__lt=start + step).aggregate(
+                **_FIGURES
+            )
+            for start in starts
+        }
+    empty = {"answers": 0, "claims": 0, "unsupported": 0, "flagged": 0, "mean_score": None}
+    return [_point(start.strftime(label), found.get(start, empty)) for start in starts]
+
+
+def daily(scope: Scope, days: int, *, now: datetime | None = None) -> list[Point]:
+    """The last `days` UTC days, today included."""
+    today = datetime.combine((now or timezone.now()).astimezone(UTC).date(), time.min, UTC)
+    starts = [today - timedelta(days=n) for n in range(days - 1, -1, -1)]
+    return _series(scope, starts, "day", "%Y-%m-%d")
+
+
+def hourly(scope: Scope, *, now: datetime | None = None) -> list[Point]:
+    """The last HOURLY_HOURS UTC hours, this one included."""
+    this_hour = (now or timezone.now()).astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+    starts = [this_hour - timedelta(hours=n) for n in range(HOURLY_HOURS - 1, -1, -1)]
+    return _series(scope, starts, "hour", "%Y-%m-%d %H")
+
+
+def worst_of_day(scope: Scope, day: date) -> list[BatchLine]:
+    """The day's lowest-scored answers, for the drill-down."""
+    start = datetime.combine(day, time.min, tzinfo=UTC)
+    return list(
+        lines(scope)
+        .filter(
+            processed_at__gte=start,
+            processed_at__lt=start + timedelta(days=1),
+            support_score__isnull=False,
+        )
+        .select_related("job")
+        .only(
+            "number",
+            "external_id",
+            "answer",
+            "support_score",
+            "claim_count",
+            "unsupported_count",
+            "processed_at",
+            "labels",
+            "job__public_id",
+            "job__name",
+        )
+        .order_by("support_score", "-unsupported_count", "pk")[:WORST_SHOWN]
+    )
+
+
+def label_keys(scope: Scope, days: int) -> dict[str, list[str]]:
+    """Label names and their values seen among a sample of the range's lines, for the
+    pickers (lines differ in which labels they carry)."""
+    start = timezone.now() - timedelta(days=days)
+    found: dict[str, set[str]] = {}
+    sample = lines(Scope(scope.source)).filter(processed_at__gte=start)
+    for (labels,) in sample.values_list("labels").order_by()[:KEYS_SAMPLED]:
+        for key, value in (labels or {}).items():
+            found.setdefault(key, set()).add(str(value))
+    return {key: sorted(values) for key, values in sorted(found.items())}
