@@ -78,16 +78,20 @@ def _bar(frame: Frame, i: int, width: float, bar: Bar) -> str:
 
 
 def _line(frame: Frame, width: float, bars: Sequence[Bar]) -> list[str]:
-    points = [
-        (frame.left + (i + 0.5) * width, frame.y(bar.score))
-        for i, bar in enumerate(bars)
-        if bar.score is not None
-    ]
+    """The score as dots, joined only between neighbouring buckets (an empty bucket
+    breaks the line rather than drawing a level across it)."""
+    runs: list[list[tuple[float, float]]] = [[]]
+    for i, bar in enumerate(bars):
+        if bar.score is None:
+            runs.append([])
+        else:
+            runs[-1].append((frame.left + (i + 0.5) * width, frame.y(bar.score)))
     out = []
-    if len(points) > 1:
-        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-        out.append(f'<polyline points="{path}" class="chart-line"/>')
-    out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" class="chart-dot"/>' for x, y in points]
+    for run in runs:
+        if len(run) > 1:
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y in run)
+            out.append(f'<polyline points="{path}" class="chart-line"/>')
+        out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" class="chart-dot"/>' for x, y in run]
     return out
 
 
