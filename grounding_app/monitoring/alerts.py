@@ -8,8 +8,10 @@ the previous window still count.
 
 A delivery is sent by `attempt`: it claims the row with a conditional update (two
 workers never post it at once), posts the stored body, and marks it delivered on a 2xx
-answer. Redirects are never followed (a webhook URL is user input) and every post has
-a timeout. Receivers that see a retry after a lost answer dedupe by the payload's
+answer, or records when it is due again (MONITORING_WEBHOOK_BACKOFF, by the attempts it
+has had, so a delivery sent again after a lost message keeps its place in the schedule).
+Redirects are never followed (a webhook URL is user input) and every post has a
+timeout. Receivers that see a retry after a lost answer dedupe by the payload's
 `idempotencyKey` (also the `Idempotency-Key` header).
 """
 
@@ -218,9 +220,16 @@ def _claim(delivery_id: int, now: datetime) -> AlertDelivery | None:
     return AlertDelivery.objects.select_related("rule").get(pk=delivery_id)
 
 
-def attempt(delivery_id: int) -> bool | None:
-    """Post the delivery once: True when delivered, False when it should be tried again,
-    None when there is nothing to do (delivered, given up or in another's hands)."""
+def backoff(attempts: int) -> float | None:
+    """Seconds to wait after the `attempts`-th failed attempt; None: give up."""
+    schedule = settings.MONITORING_WEBHOOK_BACKOFF
+    return schedule[attempts - 1] if 0 < attempts <= len(schedule) else None
+
+
+def attempt(delivery_id: int) -> float | None:
+    """Post the delivery once. Returns the seconds to wait before the next attempt after
+    a failure, else None: delivered, given up (the schedule is spent), or nothing to do
+    (delivered before, given up, or in another's hands)."""
     delivery = _claim(delivery_id, timezone.now())
     if delivery is None:
         return None
@@ -238,20 +247,32 @@ def attempt(delivery_id: int) -> bool | None:
     ok = status is not None and 200 <= status < 300
     if status is not None and not ok:
         error = f"HTTP {status}" + (" (redirects are not followed)" if 300 <= status < 400 else "")
+    attempts = delivery.attempts + 1
+    wait = None if ok else backoff(attempts)
+    now = timezone.now()
+    if ok:
+        state = AlertDelivery.State.DELIVERED
+    else:
+        state = AlertDelivery.State.FAILED if wait is None else AlertDelivery.State.PENDING
+        logger.info("alert delivery %s failed (attempt %s): %s", key, attempts, error)
     AlertDelivery.objects.filter(pk=delivery.pk).update(
-        state=AlertDelivery.State.DELIVERED if ok else AlertDelivery.State.PENDING,
-        attempts=delivery.attempts + 1,
+        state=state,
+        attempts=attempts,
         last_status=status,
         last_error=error[:ERROR_CHARS],
-        delivered_at=timezone.now() if ok else None,
+        delivered_at=now if ok else None,
+        next_attempt_at=None if wait is None else now + timedelta(seconds=wait),
         claimed_at=None,
     )
-    if not ok:
-        logger.info("alert delivery %s failed: %s", key, error)
-    return ok
+    return wait
 
 
-def give_up(delivery_id: int) -> None:
-    AlertDelivery.objects.filter(pk=delivery_id, state=AlertDelivery.State.PENDING).update(
-        state=AlertDelivery.State.FAILED
-    )
+def stranded(grace: float) -> list[int]:
+    """Waiting deliveries whose next attempt is over `grace` seconds late (the message
+    that carried it went with a dead worker, or the broker was down when it was sent),
+    and new ones never tried: the evaluator sends them again. Sending one twice is
+    harmless: `attempt` claims it, and a delivered one is never posted again."""
+    late = timezone.now() - timedelta(seconds=grace)
+    due = Q(next_attempt_at__lt=late) | Q(next_attempt_at__isnull=True, created_at__lt=late)
+    waiting = AlertDelivery.objects.filter(due, state=AlertDelivery.State.PENDING)
+    return list(waiting.values_list("pk", flat=True)[:1000])

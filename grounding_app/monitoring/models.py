@@ -93,6 +93,9 @@ class AlertDelivery(models.Model):
     last_status = models.PositiveIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
+    next_attempt_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a waiting delivery is due (its backoff)."
+    )
     created_at = models.DateTimeField(default=timezone.now)
     delivered_at = models.DateTimeField(null=True, blank=True)
 
@@ -105,6 +108,7 @@ class AlertDelivery(models.Model):
                 name="alert_delivery_once_per_window",
             )
         ]
+        indexes = [models.Index(fields=("state", "next_attempt_at"), name="alert_delivery_due")]
 
     def __str__(self) -> str:
         return f"delivery {self.idempotency_key} of {self.rule_id}"

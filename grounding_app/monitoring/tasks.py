@@ -23,37 +23,42 @@ _stop = threading.Event()
 
 
 @app.task(name="monitoring.deliver_alert", bind=True, acks_late=True, max_retries=None)
-def deliver_alert(self: Task, delivery_id: int) -> bool | None:
-    """Post one delivery; on failure, again after the next delay of the schedule, and
-    give up once the schedule is spent."""
+def deliver_alert(self: Task, delivery_id: int) -> None:
+    """Post one delivery; after a failure, again when its backoff says (the count of
+    attempts is the row's, not this message's)."""
     try:
-        delivered = alerts.attempt(delivery_id)
+        wait = alerts.attempt(delivery_id)
     finally:
         close_old_connections()
-    if delivered is False:
-        schedule = settings.MONITORING_WEBHOOK_BACKOFF
-        tries = self.request.retries
-        if tries < len(schedule):
-            raise self.retry(countdown=schedule[tries])
-        alerts.give_up(delivery_id)
-    return delivered
+    if wait is not None:
+        raise self.retry(countdown=wait)
 
 
 def send(delivery_ids: Iterable[int]) -> None:
-    """Queue the deliveries once the transaction that made them commits."""
+    """Queue the deliveries once the transaction that made them commits; a broker that
+    is down only delays them (the evaluator sends stranded deliveries again)."""
     ids = list(delivery_ids)
 
     def queue() -> None:
-        for delivery_id in ids:
-            deliver_alert.apply_async((delivery_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+        try:
+            for delivery_id in ids:
+                deliver_alert.apply_async((delivery_id,), queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+        except Exception:
+            logger.exception("could not send alert deliveries; the evaluator will retry")
 
     transaction.on_commit(queue)
+
+
+def evaluate_once(interval: float) -> None:
+    """New alerts, then deliveries stranded for more than a pass and a timeout."""
+    send(alerts.evaluate())
+    send(alerts.stranded(interval + 2 * settings.MONITORING_WEBHOOK_TIMEOUT + 30))
 
 
 def evaluate_forever(interval: float) -> None:
     while True:
         try:
-            send(alerts.evaluate())
+            evaluate_once(interval)
         except Exception:
             logger.exception("alert evaluation failed; trying again in %s s", interval)
         finally:

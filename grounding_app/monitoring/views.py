@@ -186,12 +186,14 @@ def rule_test(request: HttpRequest, pk: int) -> HttpResponse:
     """Send a test payload now (and, if it fails, through the worker's retries)."""
     rule = get_object_or_404(AlertRule, pk=pk)
     delivery = alerts.test_delivery(rule)
-    if alerts.attempt(delivery.pk):
+    wait = alerts.attempt(delivery.pk)
+    delivery.refresh_from_db()
+    if delivery.state == delivery.State.DELIVERED:
         messages.success(request, "The test was delivered.")
     else:
-        delivery.refresh_from_db()
-        messages.error(request, f"The test was not delivered ({delivery.last_error}); retrying.")
-        tasks.send([delivery.pk])
+        messages.error(request, f"The test was not delivered ({delivery.last_error}).")
+        if wait is not None:
+            tasks.send([delivery.pk])
     return redirect(rule)
 
 

@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
+from django.utils import timezone
 
 from grounding_app.monitoring import alerts
 from grounding_app.monitoring.models import AlertDelivery, AlertRule
@@ -99,10 +100,11 @@ def test_a_delivery_is_signed_retried_after_503_and_then_done(receiver: Receiver
     receiver.secret = rule.secret
     (delivery_id,) = alerts.evaluate(now=NOW)
     receiver.answer = 503
-    assert alerts.attempt(delivery_id) is False
-    assert AlertDelivery.objects.get().state == "pending"
+    assert alerts.attempt(delivery_id) == 10  # the first delay of the default schedule
+    waiting = AlertDelivery.objects.get()
+    assert waiting.state == "pending" and waiting.next_attempt_at is not None
     receiver.answer = 200
-    assert alerts.attempt(delivery_id) is True
+    assert alerts.attempt(delivery_id) is None
     assert alerts.attempt(delivery_id) is None  # delivered: never posted again
     delivery = AlertDelivery.objects.get()
     assert (delivery.state, delivery.attempts, delivery.last_status) == ("delivered", 2, 200)
@@ -117,7 +119,7 @@ def test_slack_payloads_carry_text_and_the_key(receiver: Receiver) -> None:
     _bad_hour(bot)
     _rule(bot, receiver.url, level=0.5, format="slack")
     (delivery_id,) = alerts.evaluate(now=NOW)
-    assert alerts.attempt(delivery_id) is True
+    assert alerts.attempt(delivery_id) is None
     payload = receiver.received[0].payload
     assert set(payload) == {"text", "idempotency_key"} and "6 of 8 claims" in payload["text"]
     assert "X-Grounding-Signature" not in receiver.received[0].headers
@@ -127,7 +129,7 @@ def test_a_redirect_is_not_followed(receiver: Receiver) -> None:
     rule = _rule(None, receiver.url)
     receiver.answer = 302
     delivery = alerts.test_delivery(rule)
-    assert alerts.attempt(delivery.pk) is False
+    assert alerts.attempt(delivery.pk) == 10
     assert [r.path for r in receiver.received] == ["/hook"]
     assert "redirects are not followed" in AlertDelivery.objects.get().last_error
 
@@ -136,7 +138,7 @@ def test_a_receiver_that_is_down_is_an_error_not_a_crash() -> None:
     down = Receiver()
     down.reserve()
     delivery = alerts.test_delivery(_rule(None, down.url))
-    assert alerts.attempt(delivery.pk) is False
+    assert alerts.attempt(delivery.pk) == 10
     assert "Connection" in AlertDelivery.objects.get().last_error
 
 
@@ -208,3 +210,23 @@ def test_reviewers_see_rules_but_not_their_secrets(
     assert client.get("/monitoring/alerts/new/").status_code == 403
     assert client.post(f"/monitoring/alerts/{rule.pk}/test/").status_code == 403
     assert client.post(f"/monitoring/alerts/{rule.pk}/delete/").status_code == 403
+
+
+@override_settings(MONITORING_WEBHOOK_BACKOFF=(1.0, 2.0))
+def test_the_schedule_is_the_rows_and_a_spent_one_gives_up() -> None:
+    down = Receiver()
+    down.reserve()
+    delivery = alerts.test_delivery(_rule(None, down.url))
+    assert [alerts.attempt(delivery.pk) for _ in range(3)] == [1.0, 2.0, None]
+    assert AlertDelivery.objects.get().state == "failed"
+    assert alerts.attempt(delivery.pk) is None  # given up: never posted again
+
+
+def test_stranded_deliveries_are_found_for_sending_again() -> None:
+    rule = _rule(None, "http://127.0.0.1:9/")
+    _fresh, lost, late, done = (alerts.test_delivery(rule) for _ in range(4))
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    AlertDelivery.objects.filter(pk=lost.pk).update(created_at=an_hour_ago)
+    AlertDelivery.objects.filter(pk=late.pk).update(next_attempt_at=an_hour_ago, attempts=1)
+    AlertDelivery.objects.filter(pk=done.pk).update(created_at=an_hour_ago, state="delivered")
+    assert sorted(alerts.stranded(60)) == sorted([lost.pk, late.pk])
