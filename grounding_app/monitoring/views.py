@@ -18,10 +18,11 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
+from grounding_app.batch.models import BatchJob
 from grounding_app.monitoring import alerts, charts, compare, tasks, trends
 from grounding_app.monitoring.forms import AlertRuleForm, CompareForm
 from grounding_app.monitoring.models import AlertRule
-from grounding_app.traces.models import TraceSource
+from grounding_app.traces.models import SourceJob, TraceSource
 
 reviewers = role_required(REVIEWER, ADMIN)
 admins = role_required(ADMIN)
@@ -98,17 +99,39 @@ def trend_day(request: HttpRequest) -> HttpResponse:
     return render(request, "monitoring/day.html", context)
 
 
+def _day_job(source: TraceSource, raw: str) -> BatchJob | None:
+    """The source's rolling job of that UTC day (the latest, if the day had two)."""
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        return None
+    found = SourceJob.objects.filter(source=source, day=day).select_related("job").first()
+    return found.job if found else None
+
+
 @reviewers
 @require_GET
 def compare_page(request: HttpRequest) -> HttpResponse:
-    form = CompareForm(request.GET or None)
+    """Two jobs picked, or two days of a trace source (resolved to their jobs)."""
+    if (raw := request.GET.get("source", "")).isdigit():
+        source = get_object_or_404(TraceSource, pk=int(raw))
+        before = _day_job(source, request.GET.get("day_before", ""))
+        after = _day_job(source, request.GET.get("day_after", ""))
+        if before and after:
+            query = {"before": str(before.public_id), "after": str(after.public_id)}
+            return redirect(reverse("monitoring:compare") + "?" + urlencode(query))
+        messages.error(request, "The source has no job on one of those days.")
+    form = CompareForm(request.GET if "before" in request.GET else None)
     result = None
     if form.is_bound and form.is_valid():
         result = compare.compare(form.cleaned_data["before"], form.cleaned_data["after"])
     status = 400 if form.is_bound and not form.is_valid() else 200
-    return render(
-        request, "monitoring/compare.html", {"form": form, "result": result}, status=status
-    )
+    context = {
+        "form": form,
+        "result": result,
+        "sources": TraceSource.objects.order_by("service_name"),
+    }
+    return render(request, "monitoring/compare.html", context, status=status)
 
 
 def _download(lines: Iterator[str], filename: str, content_type: str) -> StreamingHttpResponse:

@@ -7,7 +7,7 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
@@ -113,3 +113,20 @@ def test_the_same_run_twice_is_refused(client: Client, make_user: Callable[..., 
     same = {"before": str(before.public_id), "after": str(before.public_id)}
     assert client.get("/monitoring/compare/", same).status_code == 400
     assert client.get("/monitoring/compare.csv", same).status_code == 404
+
+
+def test_two_days_of_a_source_are_its_two_rolling_jobs(
+    client: Client, make_user: Callable[..., Any]
+) -> None:
+    bot = data.source()
+    monday = data.job("bot monday", bot, date(2026, 11, 30))
+    tuesday = data.job("bot tuesday", bot, date(2026, 12, 1))
+    client.force_login(make_user("reviewer"))
+    days = {"source": bot.pk, "day_before": "2026-11-30", "day_after": "2026-12-01"}
+    answer = client.get("/monitoring/compare/", days)
+    assert answer.status_code == 302
+    assert answer["Location"] == (
+        f"/monitoring/compare/?before={monday.public_id}&after={tuesday.public_id}"
+    )
+    missing = client.get("/monitoring/compare/", {**days, "day_after": "2026-12-02"})
+    assert missing.status_code == 200 and "no job on one of those days" in missing.content.decode()
