@@ -7,13 +7,12 @@ hold every figure summed (see `_series` for how each database is asked).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from django.db.models import Avg, CharField, Count, Q, QuerySet, Sum
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast
+from django.db.models import Avg, CharField, Count, F, Func, Q, QuerySet, Sum
 from django.utils import timezone
 
 from grounding_app.batch.models import BatchJob, BatchLine
@@ -56,6 +55,33 @@ class Point:
         return self.unsupported / self.claims if self.claims else None
 
 
+_PATH_KEY = re.compile(r"[ !#-\[\]-~]*")  # printable ASCII but for '"' and '\\'
+
+
+class LabelText(Func):
+    """A batch label's value as text, read once per row with the `->>` operator of both
+    databases (Django's KeyTextTransform asks SQLite for the value's JSON type first,
+    which parses each line's labels two or three times)."""
+
+    output_field = CharField()
+
+    def __init__(self, key: str) -> None:
+        super().__init__(F("labels"))
+        self.key = key
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        sql, params = compiler.compile(self.source_expressions[0])
+        if not _PATH_KEY.fullmatch(self.key):
+            # SQLite compares a path's key with the stored (escaped) JSON text, and no
+            # path can hold a quote: such a key is looked up among the decoded keys.
+            return f"(SELECT value FROM json_each({sql}) WHERE key = %s)", (*params, self.key)
+        return f"({sql} ->> %s)", (*params, f'$."{self.key}"')
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"({sql} ->> %s)", (*params, self.key)
+
+
 def job_ids(scope: Scope) -> list[int]:
     """The live jobs of the scope: every rolling job of its source, one per day, or every
     job. Listed, not joined: each id drives a seek of the index, where the manager's
@@ -73,8 +99,7 @@ def lines(scope: Scope) -> QuerySet[BatchLine]:
     """The scope's checked lines, of live jobs only (see `job_ids`)."""
     query = BatchLine._base_manager.filter(state=BatchLine.State.DONE, job_id__in=job_ids(scope))
     if scope.key:
-        label = Cast(KeyTextTransform(scope.key, "labels"), CharField())
-        query = query.alias(label=label).filter(label=scope.value)
+        query = query.alias(label=LabelText(scope.key)).filter(label=scope.value)
     return query
 
 

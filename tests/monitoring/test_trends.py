@@ -123,3 +123,15 @@ def test_annotators_and_anonymous_cannot_see_trends(
     assert client.get("/monitoring/").status_code == 302
     client.force_login(make_user("annotator"))
     assert client.get("/monitoring/").status_code == 403
+
+
+def test_a_label_name_is_data_whatever_its_characters() -> None:
+    bot = data.source()
+    job = data.job("today", bot)
+    odd = {'prompt "v"': "2", "a__b": "x", "a.b": "y", "a\\b": "z", "modèle k": "é"}
+    data.line(job, 1, NOW, labels=odd, unsupported=1)
+    data.line(job, 2, NOW, labels={"prompt": "2"})
+    for key, value in odd.items():
+        points = trends.daily(trends.Scope(bot, key, value), 1, now=NOW)
+        assert (points[0].answers, points[0].unsupported) == (1, 1), key
+    assert trends.daily(trends.Scope(bot, "a__b", "y"), 1, now=NOW)[0].answers == 0
