@@ -73,7 +73,12 @@ TRANSPORT_ALIASES["sqla"] = TRANSPORT_ALIASES["sqlalchemy"] = (
 app = Celery("grounding_app")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(
-    ["grounding_app.batch", "grounding_app.verifiers", "grounding_app.annotations"]
+    [
+        "grounding_app.batch",
+        "grounding_app.verifiers",
+        "grounding_app.annotations",
+        "grounding_app.monitoring",
+    ]
 )
 
 

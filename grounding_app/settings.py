@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "grounding_app.policies",
     "grounding_app.batch",
     "grounding_app.traces",
+    "grounding_app.monitoring",
     "grounding_app.counters",
     "grounding_app.active_verifier",
     "grounding_app.verifiers",
@@ -373,3 +374,18 @@ TRACES_MAX_EXPORT_SPANS = env_int("TRACES_MAX_EXPORT_SPANS", 20_000)
 # Distinct unknown attribute keys kept per source (its page lists them); spans' keys
 # past it are only counted, so an exporter inventing keys cannot grow a row unbounded.
 TRACES_MAX_UNKNOWN_KEYS = env_int("TRACES_MAX_UNKNOWN_KEYS", 500)
+
+# Alerts (docs/monitoring.md): each worker evaluates the rules every
+# MONITORING_ALERT_SECONDS; a failed webhook is tried again after each delay of
+# MONITORING_WEBHOOK_BACKOFF (seconds, comma-separated; then it gives up), every attempt
+# bounded by MONITORING_WEBHOOK_TIMEOUT seconds.
+MONITORING_ALERT_SECONDS = env_int("MONITORING_ALERT_SECONDS", 60)
+try:
+    MONITORING_WEBHOOK_BACKOFF = tuple(
+        float(part) for part in env_list("MONITORING_WEBHOOK_BACKOFF", "10,30,60,120,300,600")
+    )
+except ValueError as _exc:
+    raise ImproperlyConfigured(
+        "MONITORING_WEBHOOK_BACKOFF must list seconds, e.g. 10,30,60"
+    ) from _exc
+MONITORING_WEBHOOK_TIMEOUT = env_int("MONITORING_WEBHOOK_TIMEOUT", 5)

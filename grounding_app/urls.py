@@ -41,5 +41,6 @@ urlpatterns = [
     path("policies/", include("grounding_app.policies.urls")),
     path("batch/", include("grounding_app.batch.urls")),
     path("verifiers/", include("grounding_app.verifiers.urls")),
+    path("monitoring/", include("grounding_app.monitoring.urls")),
     path("", public(home), name="home"),
 ]

@@ -301,6 +301,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("annotations",),
     ("batch", "verifiers"),
     ("traces",),
+    ("monitoring",),
     ("settings", "urls", "wsgi"),
 )
 # Imports that go up or sideways on purpose, (importer, imported) -> why; at most two,

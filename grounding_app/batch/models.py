@@ -161,6 +161,19 @@ class BatchLine(models.Model):
         indexes = [
             models.Index(fields=("job", "state"), name="batch_line_state"),
             models.Index(fields=("job", "support_score"), name="batch_line_score"),
+            # Trends and alerts (grounding_app/monitoring) aggregate a job's lines by the
+            # time they were checked; every column they read is in it, so no row is read.
+            models.Index(
+                fields=(
+                    "job",
+                    "processed_at",
+                    "state",
+                    "support_score",
+                    "claim_count",
+                    "unsupported_count",
+                ),
+                name="batch_line_trend",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -1,0 +1,216 @@
+"""Two runs side by side: the answers of two batch jobs matched by their id.
+
+A line without an id cannot be matched and is only counted. Claims of a matched pair are
+matched by their text (the n-th occurrence of a text before with the n-th after), so an
+answer re-checked by another verifier shows each claim's verdict and score both times; a
+claim found on one side only (the answer changed) is listed with the other side empty.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from grounding_app.batch.exports import claims_of
+from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.formats.csv_cells import csv_line
+
+SHOWN = 200  # changed answers listed on the page; the exports carry all
+
+_FIELDS = ("number", "external_id", "summary", "support_score", "result", "answer")
+
+
+@dataclass(frozen=True)
+class ClaimPair:
+    text: str
+    before_verdict: str
+    before_score: float | None
+    after_verdict: str
+    after_score: float | None
+
+    @property
+    def changed(self) -> bool:
+        return self.before_verdict != self.after_verdict
+
+
+@dataclass(frozen=True)
+class AnswerPair:
+    id: str
+    before: BatchLine
+    after: BatchLine
+    claims: tuple[ClaimPair, ...]
+
+    @property
+    def changed(self) -> bool:
+        return self.before.summary != self.after.summary or any(c.changed for c in self.claims)
+
+
+@dataclass
+class Comparison:
+    before: BatchJob
+    after: BatchJob
+    matched: int = 0
+    only_before: int = 0
+    only_after: int = 0
+    no_id: int = 0
+    answers: Counter[tuple[str, str]] = field(default_factory=Counter)  # summary before, after
+    claims: Counter[tuple[str, str]] = field(default_factory=Counter)  # verdict before, after
+    changed: list[AnswerPair] = field(default_factory=list)  # the first SHOWN
+    changed_total: int = 0
+
+    @property
+    def answer_moves(self) -> list[tuple[str, str, int]]:
+        return _moves(self.answers)
+
+    @property
+    def claim_moves(self) -> list[tuple[str, str, int]]:
+        return _moves(self.claims)
+
+
+def _moves(counter: Counter[tuple[str, str]]) -> list[tuple[str, str, int]]:
+    """Changes only, largest first: (before, after, count)."""
+    found = [(a, b, n) for (a, b), n in counter.items() if a != b]
+    return sorted(found, key=lambda move: (-move[2], move[0], move[1]))
+
+
+def _by_id(job: BatchJob) -> tuple[dict[str, BatchLine], int]:
+    found: dict[str, BatchLine] = {}
+    no_id = 0
+    query = BatchLine.objects.filter(job=job, state=BatchLine.State.DONE).only(*_FIELDS)
+    for line in query.order_by("number").iterator(1000):
+        if line.external_id:
+            found.setdefault(line.external_id, line)  # the first line of a repeated id
+        else:
+            no_id += 1
+    return found, no_id
+
+
+def _keyed(claims: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    seen: Counter[str] = Counter()
+    out = {}
+    for claim in claims:
+        text = claim["claimText"]
+        out[(text, seen[text])] = claim
+        seen[text] += 1
+    return out
+
+
+def claim_pairs(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[ClaimPair]:
+    """Each claim of either side, in the order of the answer before (then the new ones)."""
+    old, new = _keyed(claims_of(before)), _keyed(claims_of(after))
+    pairs = []
+    for key in [*old, *(k for k in new if k not in old)]:
+        a, b = old.get(key, {}), new.get(key, {})
+        pairs.append(
+            ClaimPair(
+                key[0], a.get("verdict", ""), a.get("score"), b.get("verdict", ""), b.get("score")
+            )
+        )
+    return pairs
+
+
+def _matched(old: dict[str, BatchLine], new: dict[str, BatchLine]) -> Iterator[AnswerPair]:
+    for key, line in old.items():
+        if key in new:
+            other = new[key]
+            yield AnswerPair(key, line, other, tuple(claim_pairs(line.result, other.result)))
+
+
+def pairs(before: BatchJob, after: BatchJob) -> Iterator[AnswerPair]:
+    """Matched answers, in the order of the job before."""
+    yield from _matched(_by_id(before)[0], _by_id(after)[0])
+
+
+def compare(before: BatchJob, after: BatchJob) -> Comparison:
+    old, no_id_old = _by_id(before)
+    new, no_id_new = _by_id(after)
+    out = Comparison(before, after, no_id=no_id_old + no_id_new)
+    out.only_before = sum(key not in new for key in old)
+    out.only_after = sum(key not in old for key in new)
+    for pair in _matched(old, new):
+        out.matched += 1
+        out.answers[(pair.before.summary, pair.after.summary)] += 1
+        out.claims.update((c.before_verdict or "—", c.after_verdict or "—") for c in pair.claims)
+        if pair.changed:
+            out.changed_total += 1
+            if len(out.changed) < SHOWN:
+                out.changed.append(pair)
+    return out
+
+
+CSV_COLUMNS = (
+    "id",
+    "line_before",
+    "line_after",
+    "summary_before",
+    "summary_after",
+    "score_before",
+    "score_after",
+    "claim",
+    "verdict_before",
+    "verdict_after",
+    "claim_score_before",
+    "claim_score_after",
+)
+
+
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:.6f}"
+
+
+def csv_lines(before: BatchJob, after: BatchJob) -> Iterator[str]:
+    """One row per claim of every matched answer (an answer without claims: one row)."""
+    yield csv_line(CSV_COLUMNS)
+    for pair in pairs(before, after):
+        head = (
+            pair.id,
+            pair.before.number,
+            pair.after.number,
+            pair.before.summary,
+            pair.after.summary,
+            _score(pair.before.support_score),
+            _score(pair.after.support_score),
+        )
+        claims = pair.claims or (ClaimPair("", "", None, "", None),)
+        for c in claims:
+            yield csv_line(
+                (
+                    *head,
+                    c.text,
+                    c.before_verdict,
+                    c.after_verdict,
+                    _score(c.before_score),
+                    _score(c.after_score),
+                )
+            )
+
+
+def jsonl_lines(before: BatchJob, after: BatchJob) -> Iterator[str]:
+    """One object per matched answer, its claims before and after."""
+    for pair in pairs(before, after):
+        data = {
+            "id": pair.id,
+            "changed": pair.changed,
+            "before": {
+                "line": pair.before.number,
+                "summary": pair.before.summary,
+                "supportScore": pair.before.support_score,
+            },
+            "after": {
+                "line": pair.after.number,
+                "summary": pair.after.summary,
+                "supportScore": pair.after.support_score,
+            },
+            "claims": [
+                {
+                    "claimText": c.text,
+                    "before": {"verdict": c.before_verdict or None, "score": c.before_score},
+                    "after": {"verdict": c.after_verdict or None, "score": c.after_score},
+                }
+                for c in pair.claims
+            ],
+        }
+        yield json.dumps(data, ensure_ascii=False) + "\n"

@@ -1,0 +1,23 @@
+"""Routes of trends, comparisons and alert rules, mounted under /monitoring/."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from grounding_app.monitoring import views
+
+app_name = "monitoring"
+
+urlpatterns = [
+    path("", views.trend_page, name="trends"),
+    path("day/", views.trend_day, name="day"),
+    path("compare/", views.compare_page, name="compare"),
+    path("compare.csv", views.compare_csv, name="compare_csv"),
+    path("compare.jsonl", views.compare_jsonl, name="compare_jsonl"),
+    path("alerts/", views.rule_list, name="rules"),
+    path("alerts/new/", views.rule_edit, name="rule_new"),
+    path("alerts/<int:pk>/", views.rule_detail, name="rule"),
+    path("alerts/<int:pk>/edit/", views.rule_edit, name="rule_edit"),
+    path("alerts/<int:pk>/test/", views.rule_test, name="rule_test"),
+    path("alerts/<int:pk>/delete/", views.rule_delete, name="rule_delete"),
+]

@@ -1,0 +1,228 @@
+"""Thin views of trends, run comparisons and alert rules; each declares its access rule.
+
+Reviewers and admins see everything here; only admins create, change, test or delete
+alert rules (and see a rule's full webhook URL and secret: a Slack URL is a secret too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from urllib.parse import urlsplit
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
+from grounding_app.batch.models import BatchJob
+from grounding_app.monitoring import alerts, charts, compare, tasks, trends
+from grounding_app.monitoring.forms import AlertRuleForm, CompareForm
+from grounding_app.monitoring.models import AlertRule
+from grounding_app.traces.models import SourceJob, TraceSource
+
+reviewers = role_required(REVIEWER, ADMIN)
+admins = role_required(ADMIN)
+
+DELIVERIES_SHOWN = 50
+
+
+def _scope(request: HttpRequest) -> trends.Scope:
+    source = None
+    if (raw := request.GET.get("source", "")).isdigit():
+        source = TraceSource.objects.filter(pk=int(raw)).first()
+    key = request.GET.get("key", "")[:200]
+    return trends.Scope(source, key, request.GET.get("value", "")[:200] if key else "")
+
+
+def _days(request: HttpRequest) -> int:
+    raw = request.GET.get("days", "")
+    return int(raw) if raw.isdigit() and int(raw) in trends.RANGES else trends.RANGES[2]
+
+
+def _day_link(scope: trends.Scope, bucket: str) -> str:
+    return reverse("monitoring:day") + "?" + urlencode({**scope.query(), "day": bucket})
+
+
+def _bars(points: list[trends.Point], scope: trends.Scope, hourly: bool) -> list[charts.Bar]:
+    bars = []
+    for p in points:
+        label = f"{p.bucket[11:13]}h" if hourly else p.bucket[5:]
+        rate = "no claims" if p.rate is None else f"{p.rate:.1%} of {p.claims} claims unsupported"
+        score = "" if p.mean_score is None else f", mean score {p.mean_score:.2f}"
+        title = f"{p.bucket}{':00' if hourly else ''}: {p.answers} answers, {rate}{score}"
+        href = "" if hourly else _day_link(scope, p.bucket)
+        bars.append(charts.Bar(label, title, p.rate, p.mean_score, href))
+    return bars
+
+
+@reviewers
+@require_GET
+def trend_page(request: HttpRequest) -> HttpResponse:
+    """The whole page, or (asked by htmx when the range or scope changes) its figures."""
+    scope, days = _scope(request), _days(request)
+    daily, hourly = trends.daily(scope, days), trends.hourly(scope)
+    context = {
+        "scope": scope,
+        "days": days,
+        "ranges": trends.RANGES,
+        "daily_svg": charts.wide_and_narrow(
+            _bars(daily, scope, False), title=f"Unsupported-claim rate per day, last {days} days"
+        ),
+        "hourly_svg": charts.wide_and_narrow(
+            _bars(hourly, scope, True), title="Unsupported-claim rate per hour, last 48 hours"
+        ),
+        "daily_rows": [(p, _day_link(scope, p.bucket)) for p in reversed(daily)],
+        "hourly_rows": [p for p in reversed(hourly) if p.answers],
+        "sources": TraceSource.objects.order_by("service_name"),
+        "labels": trends.label_keys(scope, days),
+    }
+    template = "monitoring/trends.html"
+    if getattr(request, "htmx", False):
+        template += "#figures"
+    return render(request, template, context)
+
+
+@reviewers
+@require_GET
+def trend_day(request: HttpRequest) -> HttpResponse:
+    scope = _scope(request)
+    try:
+        day = date.fromisoformat(request.GET.get("day", ""))
+    except ValueError as exc:
+        raise Http404("no such day") from exc
+    back = reverse("monitoring:trends") + "?" + urlencode(scope.query())
+    context = {"scope": scope, "day": day, "worst": trends.worst_of_day(scope, day), "back": back}
+    return render(request, "monitoring/day.html", context)
+
+
+def _day_job(source: TraceSource, raw: str) -> BatchJob | None:
+    """The source's rolling job of that UTC day (the latest, if the day had two)."""
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        return None
+    found = SourceJob.objects.filter(source=source, day=day).select_related("job").first()
+    return found.job if found else None
+
+
+@reviewers
+@require_GET
+def compare_page(request: HttpRequest) -> HttpResponse:
+    """Two jobs picked, or two days of a trace source (resolved to their jobs)."""
+    if (raw := request.GET.get("source", "")).isdigit():
+        source = get_object_or_404(TraceSource, pk=int(raw))
+        before = _day_job(source, request.GET.get("day_before", ""))
+        after = _day_job(source, request.GET.get("day_after", ""))
+        if before and after:
+            query = {"before": str(before.public_id), "after": str(after.public_id)}
+            return redirect(reverse("monitoring:compare") + "?" + urlencode(query))
+        messages.error(request, "The source has no job on one of those days.")
+    form = CompareForm(request.GET if "before" in request.GET else None)
+    result = None
+    if form.is_bound and form.is_valid():
+        result = compare.compare(form.cleaned_data["before"], form.cleaned_data["after"])
+    status = 400 if form.is_bound and not form.is_valid() else 200
+    context = {
+        "form": form,
+        "result": result,
+        "sources": TraceSource.objects.order_by("service_name"),
+    }
+    return render(request, "monitoring/compare.html", context, status=status)
+
+
+def _download(lines: Iterator[str], filename: str, content_type: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _compared(request: HttpRequest) -> CompareForm:
+    form = CompareForm(request.GET)
+    if not form.is_valid():
+        raise Http404("pick two runs")
+    return form
+
+
+@reviewers
+@require_GET
+def compare_csv(request: HttpRequest) -> StreamingHttpResponse:
+    data = _compared(request).cleaned_data
+    lines = compare.csv_lines(data["before"], data["after"])
+    return _download(lines, "compare.csv", "text/csv")
+
+
+@reviewers
+@require_GET
+def compare_jsonl(request: HttpRequest) -> StreamingHttpResponse:
+    data = _compared(request).cleaned_data
+    lines = compare.jsonl_lines(data["before"], data["after"])
+    return _download(lines, "compare.jsonl", "application/x-ndjson")
+
+
+@reviewers
+@require_GET
+def rule_list(request: HttpRequest) -> HttpResponse:
+    rules = AlertRule.objects.select_related("source")
+    return render(
+        request,
+        "monitoring/rules.html",
+        {"rules": rules, "can_manage": has_role(request.user, ADMIN)},
+    )
+
+
+@reviewers
+@require_GET
+def rule_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    rule = get_object_or_404(AlertRule.objects.select_related("source"), pk=pk)
+    context = {
+        "rule": rule,
+        "deliveries": rule.deliveries.defer("body")[:DELIVERIES_SHOWN],
+        "can_manage": has_role(request.user, ADMIN),
+        "host": urlsplit(rule.url).hostname,
+    }
+    return render(request, "monitoring/rule.html", context)
+
+
+@admins
+@require_http_methods(["GET", "POST"])
+def rule_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
+    rule = get_object_or_404(AlertRule, pk=pk) if pk is not None else None
+    form = AlertRuleForm(request.POST or None, instance=rule)
+    if request.method == "POST" and form.is_valid():
+        saved = form.save(commit=False)
+        if rule is None:
+            saved.created_by = request.user
+        saved.save()
+        messages.success(request, "The alert rule is saved.")
+        return redirect(saved)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "monitoring/rule_form.html", {"form": form, "rule": rule}, status=status)
+
+
+@admins
+@require_POST
+def rule_test(request: HttpRequest, pk: int) -> HttpResponse:
+    """Send a test payload now (and, if it fails, through the worker's retries)."""
+    rule = get_object_or_404(AlertRule, pk=pk)
+    delivery = alerts.test_delivery(rule)
+    wait = alerts.attempt(delivery.pk)
+    delivery.refresh_from_db()
+    if delivery.state == delivery.State.DELIVERED:
+        messages.success(request, "The test was delivered.")
+    else:
+        messages.error(request, f"The test was not delivered ({delivery.last_error}).")
+        if wait is not None:
+            tasks.send([delivery.pk])
+    return redirect(rule)
+
+
+@admins
+@require_POST
+def rule_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    get_object_or_404(AlertRule, pk=pk).delete()
+    messages.success(request, "The alert rule is deleted.")
+    return redirect("monitoring:rules")
