@@ -1,4 +1,4 @@
-"""The one sweeper thread of batch and traces (grounding_app/common/sweeper.py)."""
+"""The one sweeper thread of batch, traces and alerts (grounding_app/common/sweeper.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from grounding_app.batch import tasks as batch_tasks
 from grounding_app.common.sweeper import Sweeper
+from grounding_app.monitoring import tasks as monitoring_tasks
 from grounding_app.traces import tasks as traces_tasks
 
 
@@ -52,7 +53,8 @@ def test_stop_ends_the_wait_at_once() -> None:
     assert not thread.is_alive() and time.monotonic() - started < 5
 
 
-def test_batch_and_traces_run_the_shared_sweeper() -> None:
+def test_batch_traces_and_alerts_run_the_shared_sweeper() -> None:
     assert isinstance(batch_tasks.sweeper, Sweeper) and batch_tasks.sweeper.name == "batch sweeper"
     assert isinstance(traces_tasks.sweeper, Sweeper)
     assert traces_tasks.sweeper.name == "traces sweeper"
+    assert isinstance(monitoring_tasks.evaluator, Sweeper)

@@ -1,11 +1,10 @@
 """Celery side of alerts: the delivery task, with retries on MONITORING_WEBHOOK_BACKOFF,
-and the evaluator thread every worker runs beside its pool (as the batch and traces
-sweepers do), every MONITORING_ALERT_SECONDS."""
+and the evaluator every worker runs beside its pool (the one sweeper thread of
+`common/sweeper.py`, as batch and traces run theirs), every MONITORING_ALERT_SECONDS."""
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,11 +14,10 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 
 from grounding_app.celery import app
+from grounding_app.common.sweeper import Sweeper
 from grounding_app.monitoring import alerts
 
 logger = logging.getLogger(__name__)
-
-_stop = threading.Event()
 
 
 @app.task(name="monitoring.deliver_alert", bind=True, acks_late=True, max_retries=None)
@@ -49,35 +47,24 @@ def send(delivery_ids: Iterable[int]) -> None:
     transaction.on_commit(queue)
 
 
-def evaluate_once(interval: float) -> None:
+def _interval() -> float:
+    return max(0.1, settings.MONITORING_ALERT_SECONDS)
+
+
+def evaluate_once() -> None:
     """New alerts, then deliveries stranded for more than a pass and a timeout."""
     send(alerts.evaluate())
-    send(alerts.stranded(interval + 2 * settings.MONITORING_WEBHOOK_TIMEOUT + 30))
+    send(alerts.stranded(_interval() + 2 * settings.MONITORING_WEBHOOK_TIMEOUT + 30))
 
 
-def evaluate_forever(interval: float) -> None:
-    while True:
-        try:
-            evaluate_once(interval)
-        except Exception:
-            logger.exception("alert evaluation failed; trying again in %s s", interval)
-        finally:
-            close_old_connections()
-        if _stop.wait(interval):
-            return
+evaluator = Sweeper("alerts evaluator", evaluate_once, close_old_connections, logger)
 
 
 @worker_ready.connect
 def start_evaluator(**kwargs: Any) -> None:
-    _stop.clear()
-    threading.Thread(
-        target=evaluate_forever,
-        args=(max(0.1, settings.MONITORING_ALERT_SECONDS),),
-        name="alerts-evaluator",
-        daemon=True,
-    ).start()
+    evaluator.start(_interval())
 
 
 @worker_shutdown.connect
 def stop_evaluator(**kwargs: Any) -> None:
-    _stop.set()
+    evaluator.stop()

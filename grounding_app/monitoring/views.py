@@ -6,7 +6,6 @@ alert rules (and see a rule's full webhook URL and secret: a Slack URL is a secr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
 from urllib.parse import urlsplit
 
@@ -19,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
 from grounding_app.batch.models import BatchJob
+from grounding_app.downloads import download
 from grounding_app.monitoring import alerts, charts, compare, tasks, trends
 from grounding_app.monitoring.forms import AlertRuleForm, CompareForm
 from grounding_app.monitoring.models import AlertRule
@@ -134,12 +134,6 @@ def compare_page(request: HttpRequest) -> HttpResponse:
     return render(request, "monitoring/compare.html", context, status=status)
 
 
-def _download(lines: Iterator[str], filename: str, content_type: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(lines, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
 def _compared(request: HttpRequest) -> CompareForm:
     form = CompareForm(request.GET)
     if not form.is_valid():
@@ -152,7 +146,7 @@ def _compared(request: HttpRequest) -> CompareForm:
 def compare_csv(request: HttpRequest) -> StreamingHttpResponse:
     data = _compared(request).cleaned_data
     lines = compare.csv_lines(data["before"], data["after"])
-    return _download(lines, "compare.csv", "text/csv")
+    return download(lines, "compare.csv", "text/csv")
 
 
 @reviewers
@@ -160,7 +154,7 @@ def compare_csv(request: HttpRequest) -> StreamingHttpResponse:
 def compare_jsonl(request: HttpRequest) -> StreamingHttpResponse:
     data = _compared(request).cleaned_data
     lines = compare.jsonl_lines(data["before"], data["after"])
-    return _download(lines, "compare.jsonl", "application/x-ndjson")
+    return download(lines, "compare.jsonl", "application/x-ndjson")
 
 
 @reviewers
