@@ -16,6 +16,7 @@ from grounding_app.annotations.models import ImportJob, ItemClaim, LabelingProje
 from grounding_app.batch import services as batch_services
 from grounding_app.batch.models import BatchChunk, BatchJob
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
+from grounding_app.monitoring.models import AlertRule
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.reviews import services as review_services
 from grounding_app.reviews.models import Review
@@ -53,6 +54,8 @@ class World:
     policy: SourcePolicy
     job: BatchJob
     import_job: ImportJob
+    admin: Any
+    rule: AlertRule
 
     @property
     def route_args(self) -> dict[str, Any]:
@@ -74,6 +77,8 @@ class World:
             return {"public_id": str(self.job.public_id), "number": 1}
         if app == "policies":
             return {**self.route_args, "pk": self.policy.pk}
+        if app == "monitoring":
+            return {"pk": self.rule.pk}
         return self.route_args
 
 
@@ -99,4 +104,9 @@ def world(fake_engine: GroundingEngine, make_user: Callable[..., Any]) -> World:
         batch_services.run_chunk(chunk_id)
     job.refresh_from_db()
     import_job = ImportJob.objects.create(project=project, kind=ImportJob.Kind.ITEMS)
-    return World(lead, annotator, project, claim, str(review.public_id), policy, job, import_job)
+    admin = make_user("admin", "adam")
+    # Port 9 (discard) refuses on loopback: "send a test" fails at once, offline.
+    rule = AlertRule.objects.create(name="Rate", url="http://127.0.0.1:9/hook", created_by=admin)
+    return World(
+        lead, annotator, project, claim, str(review.public_id), policy, job, import_job, admin, rule
+    )

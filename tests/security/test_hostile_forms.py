@@ -37,6 +37,8 @@ from grounding_app.annotations.forms import (
 )
 from grounding_app.batch import urls as batch_urls
 from grounding_app.batch.forms import BatchUploadForm
+from grounding_app.monitoring import urls as monitoring_urls
+from grounding_app.monitoring.forms import AlertRuleForm
 from grounding_app.policies import urls as policies_urls
 from grounding_app.policies.forms import AttachForm, PolicyForm
 from grounding_app.reviews import urls as reviews_urls
@@ -219,6 +221,22 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
     }
     upload = {"uploads": frozenset({"file"}), "apart": {"file": ("payload",)}}
     job, policy = {"public_id": str(world.job.public_id)}, str(world.policy.pk)
+    admin, rule = signed_in(world.admin), str(world.rule.pk)
+    rule_settings = {
+        "name": "Rate",
+        "source": "",
+        "key": "model",
+        "value": "large",
+        "kind": "rate",
+        "window_minutes": "60",
+        "level": "0.2",
+        "min_answers": "10",
+        "score_below": "0.5",
+        "count": "5",
+        "url": "http://127.0.0.1:9/hook",
+        "format": "generic",
+        "enabled": "on",
+    }
     policy_settings = {
         "name": "Blocked",
         "description": "No forums.",
@@ -347,6 +365,22 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
         "policies:delete": lambda: Form(
             reverse("policies:delete", args=[policy]), lead, {}, 302, ()
         ),
+        "monitoring:rule_new": lambda: Form(
+            reverse("monitoring:rule_new"), admin, rule_settings, 302, fields_of(AlertRuleForm)
+        ),
+        "monitoring:rule_edit": lambda: Form(
+            reverse("monitoring:rule_edit", args=[rule]),
+            admin,
+            rule_settings,
+            302,
+            fields_of(AlertRuleForm),
+        ),
+        "monitoring:rule_test": lambda: Form(
+            reverse("monitoring:rule_test", args=[rule]), admin, {}, 302, ()
+        ),
+        "monitoring:rule_delete": lambda: Form(
+            reverse("monitoring:rule_delete", args=[rule]), admin, {}, 302, ()
+        ),
         "policies:attach_review": lambda: Form(
             reverse("policies:attach_review", kwargs=review),
             lead,
@@ -400,6 +434,10 @@ WALKED = (
     "policies:delete",
     "policies:attach_review",
     "policies:attach_project",
+    "monitoring:rule_new",
+    "monitoring:rule_edit",
+    "monitoring:rule_test",
+    "monitoring:rule_delete",
     "accounts:login",
     "accounts:logout",
 )
@@ -420,7 +458,14 @@ def test_no_hostile_value_gives_a_500(world: World, name: str) -> None:
 
 def test_every_route_that_takes_a_post_is_walked(world: World) -> None:
     client = signed_in(world.lead)()
-    for app in (reviews_urls, annotations_urls, batch_urls, policies_urls, accounts_urls):
+    for app in (
+        reviews_urls,
+        annotations_urls,
+        batch_urls,
+        policies_urls,
+        monitoring_urls,
+        accounts_urls,
+    ):
         for route in app.urlpatterns:
             assert isinstance(route, URLPattern)
             name = f"{app.app_name}:{route.name}"
