@@ -68,7 +68,8 @@ def model_card(config: dict[str, Any]) -> str:
     stopped, replay = phrase["stopped"], phrase["replay"]
     return f"""# {config["name"]}: a verifier adapted to a team's labels
 
-Written by `manage.py adapt_verifier`; every figure below is in `verifier.json`.
+Written by the adaptation (`grounding_app/verifiers/adapt/`: the Verifier page or
+`manage.py adapt_verifier`); every figure below is in `verifier.json`.
 
 - **Started from** `{source["verifier"]}` (`{source["directory"]}`).
 - **Labels**: `{on["file"]}`, {on["labels"]} labels ({on["supported"]} supported,
