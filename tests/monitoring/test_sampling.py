@@ -4,10 +4,13 @@ the band (or where the judges disagree), shared out between sources."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 
 from grounding_app.annotations.items import create_project
 from grounding_app.annotations.models import Item, ItemClaim
@@ -100,3 +103,28 @@ def test_pick_shares_the_quota_between_strata() -> None:
     found = [sampling.Candidate(i, 0, "a", i / 100) for i in range(5)]
     found.append(sampling.Candidate(9, 0, "b", 0.5))
     assert [c.line_id for c in sampling.pick(found, 3)] == [0, 9, 1]
+
+
+def test_the_page_lists_rules_and_admins_add_them(
+    make_user: Callable[..., Any], client: Client
+) -> None:
+    source = data.source()
+    project = create_project(None, name="production labels")
+    client.force_login(make_user("reviewer"))
+    assert client.post("/monitoring/sampling/", {}).status_code == 403
+    client.force_login(make_user("admin"))
+    job = data.job("uploaded")
+    both = {"source": source.pk, "job": job.pk, "project": project.pk, "band": 0.1}
+    response = client.post("/monitoring/sampling/", {**both, "daily_quota": 20})
+    assert response.status_code == 400 and b"not both" in response.content
+    assert SamplingRule.objects.count() == 0
+    made = {"source": source.pk, "project": project.pk, "band": 0.1, "daily_quota": 20}
+    assert client.post("/monitoring/sampling/", {**made, "enabled": "on"}).status_code == 302
+    rule = SamplingRule.objects.get()
+    assert (rule.source, rule.job, rule.daily_quota, rule.enabled) == (source, None, 20, True)
+    _line(job, 1, FIRST, "web", [0.6])
+    SampledClaim.objects.create(rule=rule, line=BatchLine.objects.get(), segment=0, day=FIRST)
+    html = client.get("/monitoring/sampling/").content.decode()
+    assert (
+        f'data-rule="{rule.pk}"' in html and "support-bot" in html and "production labels" in html
+    )
