@@ -25,7 +25,7 @@ from grounding_app.annotations.items import add_items
 from grounding_app.batch.lines import LineError, parse
 from grounding_app.batch.models import BatchLine
 from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
-from grounding_app.engine.types import Fact
+from grounding_app.engine import Fact
 from grounding_app.monitoring.models import SampledClaim, SamplingRule
 from grounding_app.traces.models import SourceJob
 
