@@ -4,9 +4,12 @@ by counting pairs; adaptation is offered once enough labels have accrued."""
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
 from collections.abc import Callable
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +20,7 @@ from grounding_app.active_verifier import services as active_verifier
 from grounding_app.annotations.items import create_project
 from grounding_app.annotations.models import Assignment, ClaimLabel, Item, ItemClaim
 from grounding_app.verifiers import accuracy
+from tests.verifiers.test_switching import switch
 
 pytestmark = pytest.mark.django_db
 
@@ -158,3 +162,28 @@ def test_the_card_shows_them_and_offers_adaptation(
     settings.VERIFIER_ADAPT_MIN_LABELS = 8
     html = client.get("/verifiers/").content.decode()
     assert "8 labels have accrued" in html and 'href="#adaptations"' in html
+
+
+def test_an_adapted_verifier_shows_before_and_after_on_held_back_labels(
+    verifiers: dict[str, Path], admin: Any, client: Client, make_user: Callable[..., Any]
+) -> None:
+    adapted = verifiers["root"] / "tiny-nli-adapted-on-team-labels"
+    if not adapted.exists():
+        shutil.copytree(verifiers["nli"], adapted)
+        config = json.loads((adapted / "verifier.json").read_text())
+        config["figures"] = {
+            "held_back": {
+                "before": {"balanced_accuracy": 0.61, "roc_auc": 0.7, "labels": 40},
+                "after": {"balanced_accuracy": 0.74, "roc_auc": 0.83, "labels": 40},
+            }
+        }
+        (adapted / "verifier.json").write_text(json.dumps(config))
+    client.force_login(admin)
+    switch(client, adapted)
+    project = create_project(None, name="production labels")
+    people = [make_user("annotator", "ann-1")]
+    _label(project, people, active_verifier.active().verifier_id, CLAIMS[0])
+    html = client.get("/verifiers/").content.decode()
+    card = html[html.index('id="team-accuracy"') : html.index('id="figures-title"')]
+    assert 'data-held="40"' in card
+    assert "balanced accuracy 0.610 before → 0.740 adapted, ROC AUC 0.700 → 0.830" in card
