@@ -1,17 +1,17 @@
 """The Verifier page's accuracy card on the team's own labels: its figures equal a hand
 computation on a small labelled set, by week, with the bootstrap intervals redone here
-by counting pairs; adaptation is offered once enough labels have accrued."""
+by counting pairs on the same draws; adaptation is offered once enough labels have accrued."""
 
 from __future__ import annotations
 
 import json
-import random
 import shutil
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.template.defaultfilters import floatformat
 from django.test import Client
@@ -86,27 +86,28 @@ def _pairs_auc(rows: list[tuple[int, bool, float]]) -> float | None:
     return wins / (len(pos) * len(neg))
 
 
-def _count_ba(rows: list[tuple[int, bool, float]]) -> float:
+def _count_ba(rows: list[tuple[int, bool, float]]) -> float | None:
     pos = [p for y, p, _ in rows if y == 1]
     neg = [p for y, p, _ in rows if y == 0]
-    tpr = sum(pos) / len(pos) if pos else 0.0
-    tnr = sum(not p for p in neg) / len(neg) if neg else 0.0
-    return (tpr + tnr) / 2
+    if not pos or not neg:
+        return None
+    return (sum(pos) / len(pos) + sum(not p for p in neg) / len(neg)) / 2
 
 
 def _bootstrap(rows: list[tuple[int, bool, float]]) -> tuple[float, float, float, float]:
-    rng = random.Random(0)
+    picks = np.random.default_rng(0).integers(0, len(rows), size=(1000, len(rows)))
     bas, aucs = [], []
-    for _ in range(1000):
-        sample = [rows[rng.randrange(len(rows))] for _ in rows]
-        bas.append(_count_ba(sample))
+    for drawn in picks.tolist():
+        sample = [rows[i] for i in drawn]
+        if (ba := _count_ba(sample)) is not None:
+            bas.append(ba)
         if (auc := _pairs_auc(sample)) is not None:
             aucs.append(auc)
     bas.sort()
     aucs.sort()
     return (
-        bas[int(0.025 * 999)],
-        bas[int(0.975 * 999)],
+        bas[int(0.025 * (len(bas) - 1))],
+        bas[int(0.975 * (len(bas) - 1))],
         aucs[int(0.025 * (len(aucs) - 1))],
         aucs[int(0.975 * (len(aucs) - 1))],
     )
@@ -187,3 +188,19 @@ def test_an_adapted_verifier_shows_before_and_after_on_held_back_labels(
     card = html[html.index('id="team-accuracy"') : html.index('id="figures-title"')]
     assert 'data-held="40"' in card
     assert "balanced accuracy 0.610 before → 0.740 adapted, ROC AUC 0.700 → 0.830" in card
+
+
+def test_the_intervals_count_tied_scores_as_half_pairs() -> None:
+    """Forty claims with scores on a coarse grid (many ties), one week: the card's
+    intervals equal the pairs counted on the same draws."""
+    rows = [((n * 7) % 3 != 0, (n * 5) % 4 != 0, round((n * 13 % 10) / 10, 1)) for n in range(40)]
+    week = date(2026, 11, 30)
+    found = accuracy.figures([accuracy.Labelled(int(y), p, s, week) for y, p, s in rows], week)
+    assert found.balanced_accuracy_ci is not None and found.roc_auc_ci is not None
+    assert found.roc_auc == _pairs_auc([(int(y), p, s) for y, p, s in rows])
+    assert (
+        found.balanced_accuracy_ci.low,
+        found.balanced_accuracy_ci.high,
+        found.roc_auc_ci.low,
+        found.roc_auc_ci.high,
+    ) == pytest.approx(_bootstrap([(int(y), p, s) for y, p, s in rows]), abs=1e-12)
