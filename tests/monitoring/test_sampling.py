@@ -34,7 +34,8 @@ def _line(job: object, number: int, day: date, stratum: str, scores: list[float]
         claim_list=[(f"claim {number}.{i}", "supported", s) for i, s in enumerate(scores)],
     )
     made.source = stratum
-    made.save(update_fields=["source"])
+    made.answer = " ".join(f"claim {number}.{i}" for i in range(len(scores)))
+    made.save(update_fields=["source", "answer"])
     return made
 
 
@@ -128,3 +129,19 @@ def test_the_page_lists_rules_and_admins_add_them(
     assert (
         f'data-rule="{rule.pk}"' in html and "support-bot" in html and "production labels" in html
     )
+
+
+def test_an_annotator_labels_a_sampled_claim(make_user: Callable[..., Any], client: Client) -> None:
+    annotator = make_user("annotator", "ann")
+    job = data.job("uploaded")
+    project = create_project(None, name="p", overlap=1, annotators=[annotator])
+    _line(job, 1, FIRST, "web", [0.95, 0.58, 0.2])
+    rule = SamplingRule.objects.create(job=job, project=project, daily_quota=5)
+    assert len(sampling.sample(rule, FIRST)) == 1
+    client.force_login(annotator)
+    opened = client.post(f"/annotations/{project.pk}/next/", follow=True)
+    assert opened.status_code == 200
+    html = opened.content.decode()
+    # The whole answer reads as context; only the sampled claim is asked about.
+    assert '<span class="ann-claim" dir="ltr" data-claim-ref="1">claim 1.1</span>' in html
+    assert html.count('class="ann-claim"') == 1
