@@ -389,3 +389,8 @@ except ValueError as _exc:
         "MONITORING_WEBHOOK_BACKOFF must list seconds, e.g. 10,30,60"
     ) from _exc
 MONITORING_WEBHOOK_TIMEOUT = env_int("MONITORING_WEBHOOK_TIMEOUT", 5)
+# Sampling rules (`manage.py sample_claims`, daily from cron) look at lines checked in
+# the last SAMPLING_LOOKBACK_DAYS days. The Verifier page offers adaptation once the
+# team's labels on the active verifier's scores reach VERIFIER_ADAPT_MIN_LABELS.
+SAMPLING_LOOKBACK_DAYS = env_int("SAMPLING_LOOKBACK_DAYS", 7)
+VERIFIER_ADAPT_MIN_LABELS = env_int("VERIFIER_ADAPT_MIN_LABELS", 200)

@@ -1,4 +1,5 @@
-"""The compare picker and the alert rule form (a webhook URL is validated here)."""
+"""The compare picker, the alert rule form (a webhook URL is validated here) and the
+sampling rule form."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from django.core.exceptions import ValidationError
 
 from grounding_app.batch.models import BatchJob
 from grounding_app.monitoring.alerts import BadWebhook, check_url
-from grounding_app.monitoring.models import AlertRule
+from grounding_app.monitoring.models import AlertRule, SamplingRule
 
 JOBS_OFFERED = 200
 MAX_WINDOW_MINUTES = 7 * 24 * 60
@@ -98,4 +99,46 @@ class AlertRuleForm(forms.ModelForm):
         data = super().clean() or {}
         if data.get("value") and not data.get("key"):
             self.add_error("key", "A value needs the label it belongs to.")
+        return data
+
+
+class SamplingRuleForm(forms.ModelForm):
+    job = JobChoice(
+        queryset=BatchJob.objects.none(),
+        required=False,
+        label="or batch job",
+        help_text="One of the two: a source's daily jobs, or this one job.",
+    )
+
+    class Meta:
+        model = SamplingRule
+        fields = ("source", "job", "project", "band", "daily_quota", "enabled")
+        labels = {"source": "Trace source", "project": "Labeling project"}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        field = self.fields["job"]
+        assert isinstance(field, JobChoice)
+        recent = BatchJob.objects.order_by("-created_at", "-id")
+        field.queryset = recent
+        field.widget.choices = [("", "---------")] + [
+            (str(job.pk), field.label_from_instance(job)) for job in recent[:JOBS_OFFERED]
+        ]
+
+    def clean_band(self) -> float:
+        band: float = self.cleaned_data["band"]
+        if not 0 < band <= 0.5:
+            raise ValidationError("A band from above 0 to 0.5 around the threshold.")
+        return band
+
+    def clean_daily_quota(self) -> int:
+        quota: int = self.cleaned_data["daily_quota"]
+        if quota < 1:
+            raise ValidationError("At least one claim a day.")
+        return quota
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean() or {}
+        if bool(data.get("source")) == bool(data.get("job")):
+            raise ValidationError("Pick a trace source or a batch job, not both.")
         return data

@@ -112,3 +112,59 @@ class AlertDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"delivery {self.idempotency_key} of {self.rule_id}"
+
+
+class SamplingRule(models.Model):
+    """Each day, the claims of one trace source (or batch job) the verifier is least
+    sure of go into a labeling project, at most `daily_quota` of them."""
+
+    source = models.ForeignKey(
+        "traces.TraceSource", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    job = models.ForeignKey(
+        "batch.BatchJob", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    project = models.ForeignKey(
+        "annotations.LabelingProject", on_delete=models.CASCADE, related_name="+"
+    )
+    band = models.FloatField(
+        default=0.1, help_text="Claims whose score is within this distance of the threshold."
+    )
+    daily_quota = models.PositiveIntegerField(default=50)
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(source__isnull=True, job__isnull=False)
+                | models.Q(source__isnull=False, job__isnull=True),
+                name="sampling_rule_one_scope",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"sampling of {self.source or self.job}"
+
+
+class SampledClaim(models.Model):
+    """A claim a rule sent to its project: the unique key keeps it from going twice."""
+
+    rule = models.ForeignKey(SamplingRule, on_delete=models.CASCADE, related_name="sampled")
+    line = models.ForeignKey("batch.BatchLine", on_delete=models.CASCADE, related_name="+")
+    segment = models.PositiveIntegerField(help_text="The claim's index in the line's result.")
+    day = models.DateField(db_index=True)
+    stratum = models.CharField(max_length=200, blank=True)
+    score = models.FloatField(null=True)
+    item = models.ForeignKey(
+        "annotations.Item", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("rule", "line", "segment"), name="sampled_claim_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"line {self.line_id} claim {self.segment}"

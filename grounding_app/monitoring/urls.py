@@ -1,4 +1,4 @@
-"""Routes of trends, comparisons and alert rules, mounted under /monitoring/."""
+"""Routes of trends, comparisons, alert rules and sampling rules, mounted under /monitoring/."""
 
 from __future__ import annotations
 
@@ -20,4 +20,5 @@ urlpatterns = [
     path("alerts/<int:pk>/edit/", views.rule_edit, name="rule_edit"),
     path("alerts/<int:pk>/test/", views.rule_test, name="rule_test"),
     path("alerts/<int:pk>/delete/", views.rule_delete, name="rule_delete"),
+    path("sampling/", views.sampling_page, name="sampling"),
 ]

@@ -10,9 +10,12 @@ from datetime import date
 from urllib.parse import urlsplit
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -20,8 +23,8 @@ from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_require
 from grounding_app.batch.models import BatchJob
 from grounding_app.downloads import download
 from grounding_app.monitoring import alerts, charts, compare, tasks, trends
-from grounding_app.monitoring.forms import AlertRuleForm, CompareForm
-from grounding_app.monitoring.models import AlertRule
+from grounding_app.monitoring.forms import AlertRuleForm, CompareForm, SamplingRuleForm
+from grounding_app.monitoring.models import AlertRule, SamplingRule
 from grounding_app.traces.models import SourceJob, TraceSource
 
 reviewers = role_required(REVIEWER, ADMIN)
@@ -220,3 +223,24 @@ def rule_delete(request: HttpRequest, pk: int) -> HttpResponse:
     get_object_or_404(AlertRule, pk=pk).delete()
     messages.success(request, "The alert rule is deleted.")
     return redirect("monitoring:rules")
+
+
+@reviewers
+@require_http_methods(["GET", "POST"])
+def sampling_page(request: HttpRequest) -> HttpResponse:
+    """The sampling rules with what each sent; admins add one here."""
+    can_manage = has_role(request.user, ADMIN)
+    if request.method == "POST" and not can_manage:
+        raise PermissionDenied
+    form = SamplingRuleForm(request.POST or None) if can_manage else None
+    if form is not None and request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "The sampling rule is saved; it sends claims from the next run.")
+        return redirect("monitoring:sampling")
+    today = timezone.now().date()
+    rules = SamplingRule.objects.select_related("source", "job", "project").annotate(
+        sent=Count("sampled"), sent_today=Count("sampled", filter=Q(sampled__day=today))
+    )
+    status = 400 if request.method == "POST" else 200
+    context = {"rules": rules, "form": form, "can_manage": can_manage}
+    return render(request, "monitoring/sampling.html", context, status=status)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -23,7 +24,7 @@ from grounding_app.active_verifier.checker import FOLLOW_SECONDS
 from grounding_app.active_verifier.models import ActiveVerifier, VerifierSwitch
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.rendering.markdown import render_markdown
-from grounding_app.verifiers import services
+from grounding_app.verifiers import accuracy, services
 from grounding_app.verifiers.forms import AdaptForm, SwitchForm
 
 admins = role_required(ADMIN)
@@ -45,6 +46,10 @@ def _page(request: HttpRequest, form: AdaptForm | None = None, status: int = 200
         "configured": active_verifier.configured_directory(),
         "card": render_markdown(active.card) if active.card else "",
         "held": services.held_back(active),
+        "accuracy": accuracy.by_week(accuracy.team_labels(active.verifier_id))
+        if active.verifier_id
+        else [],
+        "adapt_min_labels": settings.VERIFIER_ADAPT_MIN_LABELS,
         "listed": [
             (entry, entry.directory.resolve() == active.directory.resolve()) for entry in listed
         ],

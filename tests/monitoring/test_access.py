@@ -12,7 +12,7 @@ ADMIN_ONLY = {"rule_new", "rule_edit", "rule_test", "rule_delete"}
 
 def test_every_monitoring_view_declares_its_rule() -> None:
     ours = [(r, p) for r, p in _patterns(get_resolver()) if r.startswith("monitoring/")]
-    assert len(ours) == 11
+    assert len(ours) == 12
     for route, pattern in ours:
         rule = getattr(pattern.callback, "access_rule", None)
         expected = "roles: admin" if pattern.name in ADMIN_ONLY else "roles: reviewer, admin"
