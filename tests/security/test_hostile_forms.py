@@ -38,7 +38,7 @@ from grounding_app.annotations.forms import (
 from grounding_app.batch import urls as batch_urls
 from grounding_app.batch.forms import BatchUploadForm
 from grounding_app.monitoring import urls as monitoring_urls
-from grounding_app.monitoring.forms import AlertRuleForm
+from grounding_app.monitoring.forms import AlertRuleForm, SamplingRuleForm
 from grounding_app.policies import urls as policies_urls
 from grounding_app.policies.forms import AttachForm, PolicyForm
 from grounding_app.reviews import urls as reviews_urls
@@ -365,6 +365,14 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
         "policies:delete": lambda: Form(
             reverse("policies:delete", args=[policy]), lead, {}, 302, ()
         ),
+        "monitoring:sampling": lambda: Form(
+            reverse("monitoring:sampling"),
+            admin,
+            {"job": str(world.job.pk), "project": str(args["pk"]), "band": "0.1"}
+            | {"daily_quota": "20", "enabled": "on"},
+            302,
+            fields_of(SamplingRuleForm),
+        ),
         "monitoring:rule_new": lambda: Form(
             reverse("monitoring:rule_new"), admin, rule_settings, 302, fields_of(AlertRuleForm)
         ),
@@ -438,6 +446,7 @@ WALKED = (
     "monitoring:rule_edit",
     "monitoring:rule_test",
     "monitoring:rule_delete",
+    "monitoring:sampling",
     "accounts:login",
     "accounts:logout",
 )
