@@ -11,6 +11,8 @@ from django.test import override_settings
 from django.utils import timezone
 
 from grounding_app.active_verifier.checker import Checker, checker, serving
+from grounding_app.batch.exports import claims_of
+from grounding_app.common.serialize import grounded_from_json, grounded_to_json
 from grounding_app.engine import (
     FEATURE_JUDGE,
     LLM_JUDGE,
@@ -22,6 +24,7 @@ from grounding_app.engine import (
     GroundingEngine,
     HashingEncoder,
 )
+from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.llm_judge.client import Endpoint
 from grounding_app.llm_judge.judge import LLMJudge
 from grounding_app.llm_judge.ledger import DatabaseLedger, from_settings
@@ -99,6 +102,26 @@ def test_rulings_replace_verdicts_and_failures_keep_them_marked(
         local.cited_chunks[k] for k in kept.citation_indices
     ]
     assert response.support_score == pytest.approx((0.0 + 0.0 + won.score) / 3)
+
+
+def test_stored_results_and_batch_exports_say_which_judge_decided(
+    engine: GroundingEngine,
+) -> None:
+    """What a review or a batch line stores keeps `llm_judge`, and the export names the
+    judge (`checkedBy`) and the fallback (`llmJudge`) as the API does."""
+    with chat_server(answer("supported", passage=0), Step(status=429)) as server:
+        judge = LLMJudge(
+            Endpoint(server.url, "m"), Band(everything=True), _Nothing(), concurrency=1
+        )
+        response = engine.check(REQUEST, judge)
+    stored = grounded_to_json(grounded_from_check(REQUEST, response))
+    assert grounded_from_json(stored) == grounded_from_check(REQUEST, response)
+    exported = claims_of(stored)
+    assert [(c["checkedBy"], c.get("llmJudge")) for c in exported] == [
+        ("LLM_JUDGE", None),
+        ("FEATURE_JUDGE", "fell back: http 429"),
+        ("FEATURE_JUDGE", "fell back: http 429"),
+    ]
 
 
 def test_a_supported_ruling_cites_the_passage_it_names(engine: GroundingEngine) -> None:
