@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "grounding_app.counters",
     "grounding_app.active_verifier",
     "grounding_app.verifiers",
+    "grounding_app.llm_judge",
     "django_htmx",
     "template_partials",
     "csp",
@@ -306,6 +307,17 @@ if not GROUNDING_VERIFIER_DIR.is_dir():
 GROUNDING_VERIFIERS_ROOT = Path(
     os.environ.get("GROUNDING_VERIFIERS_ROOT", "") or BASE_DIR / "var" / "verifiers"
 )
+
+# The LLM judge (grounding_app/llm_judge, docs/llm-judge.md): an OpenAI-compatible
+# chat-completions endpoint judges the claims whose local score lies in LLM_JUDGE_BAND
+# ("LOW,HIGH" or "all"). Off while LLM_JUDGE_URL is unset.
+LLM_JUDGE_URL = os.environ.get("LLM_JUDGE_URL", "")
+LLM_JUDGE_MODEL = os.environ.get("LLM_JUDGE_MODEL", "")
+LLM_JUDGE_KEY = os.environ.get("LLM_JUDGE_KEY", "")
+LLM_JUDGE_BAND = os.environ.get("LLM_JUDGE_BAND", "") or "0.35,0.75"
+LLM_JUDGE_TIMEOUT = env_int("LLM_JUDGE_TIMEOUT", 30)
+LLM_JUDGE_CONCURRENCY = env_int("LLM_JUDGE_CONCURRENCY", 4)
+LLM_JUDGE_DAILY_TOKENS = env_int("LLM_JUDGE_DAILY_TOKENS", 0)  # 0: no cap
 
 # Retention (grounding_app.retention): the period until an admin sets one, and how often
 # the server process itself purges (0: never; production uses cron or a systemd timer).

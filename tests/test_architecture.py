@@ -293,6 +293,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("formats",),
     ("common", "metrics"),
     ("rendering",),
+    ("llm_judge",),
     ("retention", "counters", "htmx", "downloads", "celery", "active_verifier"),
     ("limits",),
     ("accounts", "api"),

@@ -5,6 +5,8 @@ lock; the engine of a verifier no longer active is dropped). `check` takes the e
 once and both checks with it and reads its verifier's id from it, so a response names
 the verifier that produced it even when another thread switches verifiers meanwhile.
 The engine package keeps no process state: this module holds the process's checker.
+Its escalation, the LLM judge of the claims the verifier is unsure of, comes from the
+LLM_JUDGE_* settings (`llm_judge/ledger.py:from_settings`), built on first use.
 
 Tests and benchmarks that need another engine (a fake encoder, a judge under test) run
 their code inside `serving(Checker(engine))` instead of changing a module of the engine.
@@ -20,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final, Literal
 
 from django.conf import settings
 from django.db import DatabaseError, connections
@@ -31,12 +34,16 @@ from grounding_app.engine import (
     CacheCounts,
     CheckRequest,
     CheckResponse,
+    Escalation,
     GroundingEngine,
 )
+from grounding_app.llm_judge.ledger import from_settings
 
 logger = logging.getLogger(__name__)
 
 FOLLOW_SECONDS = 2.0
+# A checker's escalation by default: the one the settings describe (none when unset).
+FROM_SETTINGS: Final = "settings"
 
 
 def configured_directory() -> Path:
@@ -79,10 +86,16 @@ def checked_by(engine: GroundingEngine, response: CheckResponse) -> Checked:
 
 class Checker:
     """The engine of the active verifier, re-read from the database at most once per
-    FOLLOW_SECONDS; with `engine` given, that engine always (tests, benchmarks)."""
+    FOLLOW_SECONDS; with `engine` given, that engine always (tests, benchmarks). Claims
+    in the band of `escalation` are judged again by it."""
 
-    def __init__(self, engine: GroundingEngine | None = None) -> None:
+    def __init__(
+        self,
+        engine: GroundingEngine | None = None,
+        escalation: Escalation | Literal["settings"] | None = FROM_SETTINGS,
+    ) -> None:
         self._fixed = engine
+        self._escalation = escalation
         self._lock = threading.Lock()
         self._loaded: tuple[str, GroundingEngine] | None = None
         self._directory: Path | None = None
@@ -110,7 +123,7 @@ class Checker:
     def of_verifier(cls, directory: Path) -> Checker:
         """A checker of the verifier in `directory` alone, whatever is active: measuring a
         candidate (an adaptation) before anyone chooses it."""
-        return cls(GroundingEngine.default(f"verifier:{directory}"))
+        return cls(GroundingEngine.default(f"verifier:{directory}"), escalation=None)
 
     def engine(self) -> GroundingEngine:
         """The engine judging with the active verifier, loaded on first use."""
@@ -122,9 +135,21 @@ class Checker:
                 self._loaded = (name, GroundingEngine.default(name))
             return self._loaded[1]
 
+    def escalation(self) -> Escalation | None:
+        """The LLM judge, built from the settings on first use."""
+        with self._lock:
+            if self._escalation == FROM_SETTINGS:
+                self._escalation = from_settings()
+            return self._escalation
+
     def check(self, request: CheckRequest) -> Checked:
         engine = self.engine()
-        return checked_by(engine, engine.check(request))
+        escalation = self.escalation()
+        # Without one, the call is the engine's plain one (stand-ins in tests take no more).
+        response = (
+            engine.check(request) if escalation is None else engine.check(request, escalation)
+        )
+        return checked_by(engine, response)
 
     def respond(self, request: CheckRequest) -> CheckResponse:
         """The response alone, for callers that store no verifier (labeling items)."""

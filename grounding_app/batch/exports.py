@@ -51,7 +51,8 @@ def _rows(job: BatchJob) -> Iterator[BatchLine]:
 
 def claims_of(result: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The first candidate's claims: UTF-8 byte span, text, verdict, score, cited facts,
-    and (as the API's `language` and `checkedBy`) the claim's language and judge."""
+    and (as the API's `language`, `checkedBy` and `llmJudge`) the claim's language, judge
+    and why the LLM judge's verdict does not stand."""
     if not result or not result.get("candidates"):
         return []
     candidate = result["candidates"][0]
@@ -78,6 +79,8 @@ def claims_of(result: dict[str, Any] | None) -> list[dict[str, Any]]:
             claim["language"] = segment["language"]
         if segment.get("checked_by"):
             claim["checkedBy"] = segment["checked_by"].upper()
+        if segment.get("llm_judge"):
+            claim["llmJudge"] = segment["llm_judge"]
         claims.append(claim)
     return claims
 

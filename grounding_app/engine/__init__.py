@@ -15,6 +15,7 @@ from __future__ import annotations
 from grounding_app.engine.aggregate import FEATURES as AGGREGATE_FEATURES
 from grounding_app.engine.claims import needs_grounding_check, split_claims, split_sentences
 from grounding_app.engine.encoders import CacheCounts, Encoder, HashingEncoder, MiniLMEncoder
+from grounding_app.engine.escalation import Band, Escalated, Escalation, Outcome, Ruling
 from grounding_app.engine.judges import (
     FEATURE_JUDGE_WEIGHTS,
     FEATURE_NAMES,
@@ -42,6 +43,7 @@ from grounding_app.engine.types import (
     DEFAULT_CITATION_THRESHOLD,
     FEATURE_JUDGE,
     FEATURE_JUDGE_LANGUAGES,
+    LLM_JUDGE,
     MAX_ANSWER_TOKENS,
     MAX_FACT_CHARS,
     MAX_FACTS,
@@ -86,6 +88,7 @@ __all__ = [
     "FEATURE_JUDGE_LANGUAGES",
     "FEATURE_JUDGE_WEIGHTS",
     "FEATURE_NAMES",
+    "LLM_JUDGE",
     "MAX_ANSWER_TOKENS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
@@ -96,6 +99,7 @@ __all__ = [
     "WORD_MATCHING",
     "WORD_MATCH_FEATURES",
     "WORD_MATCH_WEIGHTS",
+    "Band",
     "CacheCounts",
     "CheckRequest",
     "CheckResponse",
@@ -105,6 +109,8 @@ __all__ = [
     "ClaimToExplain",
     "CrossEncoderJudge",
     "Encoder",
+    "Escalated",
+    "Escalation",
     "Evidence",
     "Fact",
     "FeatureJudge",
@@ -113,7 +119,9 @@ __all__ = [
     "Judge",
     "MiniLMEncoder",
     "OffsetError",
+    "Outcome",
     "Penalties",
+    "Ruling",
     "WordMatchJudge",
     "build_model",
     "byte_prefix",

@@ -42,6 +42,7 @@ from grounding_app.engine.claims import (
     strip_list_marker,
 )
 from grounding_app.engine.encoders import Encoder, EncodingCache, MemoEncoder, MiniLMEncoder
+from grounding_app.engine.escalation import Escalated, Escalation, Outcome, Ruling
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
 from grounding_app.engine.lang import identify, profile
 from grounding_app.engine.lang.numbers import align_values
@@ -67,6 +68,7 @@ from grounding_app.engine.roles import proper_names
 from grounding_app.engine.types import (
     FEATURE_JUDGE,
     FEATURE_JUDGE_LANGUAGES,
+    LLM_JUDGE,
     VERIFIER,
     WORD_MATCHING,
     CheckRequest,
@@ -143,6 +145,7 @@ class _Candidate:
 class _Verdict:
     score: float
     cited: list[Passage]
+    windows: tuple[Passage, ...] = ()  # the best option's passages: what an escalation reads
 
 
 # Bookkeeping attributes (document ids, chunk numbers, "sentences: 47-51" locators) say
@@ -342,6 +345,67 @@ def _referred_keys(index: PassageIndex, number: int) -> set[str]:
     return keys | set(subject_stems(before.text)) if before.fact == passage.fact else keys
 
 
+def _escalate(
+    escalation: Escalation, claims: dict[int, Escalated], verdicts: dict[int, _Verdict]
+) -> dict[int, Outcome]:
+    """The outcomes of the claims whose score lies in the escalation's band; a ruling
+    replaces the claim's verdict in `verdicts` (score 1 or 0, citing the passage named)."""
+    order = [i for i in claims if escalation.wants(verdicts[i].score)]
+    items = [
+        replace(
+            claims[i],
+            evidence=tuple(_readable(p.text) for p in verdicts[i].windows),
+            score=verdicts[i].score,
+        )
+        for i in order
+    ]
+    outcomes = dict(zip(order, escalation.judge(items), strict=True))
+    for i, outcome in outcomes.items():
+        if outcome.ruling is not None:
+            verdicts[i] = _ruled(verdicts[i], outcome.ruling)
+    return outcomes
+
+
+def _ruled(verdict: _Verdict, ruling: Ruling) -> _Verdict:
+    if not ruling.supported:
+        return _Verdict(0.0, [], verdict.windows)
+    named = ruling.supporting_passage
+    if named is not None and 0 <= named < len(verdict.windows):
+        return _Verdict(1.0, [verdict.windows[named]], verdict.windows)
+    return _Verdict(1.0, verdict.cited or list(verdict.windows[:1]), verdict.windows)
+
+
+def _fell_back(outcome: Outcome | None) -> str | None:
+    if outcome is None or outcome.fell_back is None:
+        return None
+    return f"fell back: {outcome.fell_back}"
+
+
+def _ruled_words(
+    claims: Sequence[Claim], outcomes: dict[int, Outcome]
+) -> dict[int, tuple[tuple[int, int], ...]]:
+    """Per claim ruled unsupported, the byte spans in the answer of the words the ruling
+    named that the claim holds (claims naming none keep the lexical pass's)."""
+    found: dict[int, tuple[tuple[int, int], ...]] = {}
+    for i, outcome in outcomes.items():
+        ruling, claim = outcome.ruling, claims[i]
+        if ruling is None or ruling.supported:
+            continue
+        spans = set()
+        for word in ruling.unsupported_words:
+            hit = (
+                re.search(re.escape(word.strip()), claim.text, re.IGNORECASE)
+                if word.strip()
+                else None
+            )
+            if hit is not None:
+                start = claim.start + len(claim.text[: hit.start()].encode())
+                spans.add((start, start + len(hit.group().encode())))
+        if spans:
+            found[i] = tuple(sorted(spans))
+    return found
+
+
 def _keys(text: str) -> set[str]:
     """What a text can contribute to a claim: its content stems and its numbers."""
     return set(content_stems(text)) | numbers(text)
@@ -418,7 +482,9 @@ class GroundingEngine:
         encoder = MiniLMEncoder()
         return cls(encoder, FeatureJudge.from_file(encoder), languages=FEATURE_JUDGE_LANGUAGES)
 
-    def check(self, request: CheckRequest) -> CheckResponse:
+    def check(self, request: CheckRequest, escalation: Escalation | None = None) -> CheckResponse:
+        """The response; with `escalation`, the claims read here whose score lies in its
+        band are judged again by it (`escalation.py`), its rulings replacing the verdicts."""
         sentences = split_claims(request.answer)
         texts = [
             _readable(strip_list_marker(s.text if s.reading is None else s.reading))
@@ -448,6 +514,11 @@ class GroundingEngine:
         )
         verdicts.update(self._match_claims(index, {i: texts[i] for i in matched}, languages))
         checked_by = {i: self.judge_kind for i in read} | {i: WORD_MATCHING for i in matched}
+        outcomes: dict[int, Outcome] = {}
+        if escalation is not None:
+            escalated = {i: Escalated(texts[i], contexts[i], (), 0.0, languages[i]) for i in read}
+            outcomes = _escalate(escalation, escalated, verdicts)
+            checked_by.update({i: LLM_JUDGE for i, o in outcomes.items() if o.ruling is not None})
 
         chunk_index: dict[tuple[int, int, int], int] = {}
         chunks: list[CitedChunk] = []
@@ -482,19 +553,35 @@ class GroundingEngine:
                     language=languages[i] if required[i] else None,
                     checked_by=checked_by.get(i),
                     no_check_reason=sentence.no_check_reason,
+                    llm_judge=_fell_back(outcomes.get(i)),
                 )
             )
-        explained = [c for c in claims if c.grounding_check_required and not c.citation_indices]
+        claims = self._explained(request, claims, _ruled_words(claims, outcomes))
+        support = float(np.mean([verdicts[i].score for i in checked])) if checked else None
+        return CheckResponse(
+            claims=tuple(claims), cited_chunks=tuple(chunks), support_score=support
+        )
+
+    def _explained(
+        self,
+        request: CheckRequest,
+        claims: list[Claim],
+        ruled: dict[int, tuple[tuple[int, int], ...]],
+    ) -> list[Claim]:
+        """The claims, each unsupported one with the spans of the words its evidence lacks:
+        those an escalation's ruling named (`ruled`, by claim), else the lexical pass's."""
+        explained = [
+            c
+            for k, c in enumerate(claims)
+            if c.grounding_check_required and not c.citation_indices and k not in ruled
+        ]
         spans = self.explain(
             [ClaimToExplain(c.text, c.start) for c in explained],
             [f.text for f in request.facts],
         )
         by_start = {c.start: found for c, found in zip(explained, spans, strict=True)}
-        claims = [replace(c, unsupported=by_start.get(c.start, ())) for c in claims]
-        support = float(np.mean([verdicts[i].score for i in checked])) if checked else None
-        return CheckResponse(
-            claims=tuple(claims), cited_chunks=tuple(chunks), support_score=support
-        )
+        by_start.update({claims[k].start: found for k, found in ruled.items()})
+        return [replace(c, unsupported=by_start.get(c.start, ())) for c in claims]
 
     def explain(
         self, claims: Sequence[ClaimToExplain], facts: Sequence[str], refine_budget: int = 0
@@ -726,7 +813,10 @@ class GroundingEngine:
         if not judged:
             return _Verdict(0.0, [])
         best, option = max(judged, key=lambda item: item[0])
-        return _Verdict(best, _supporting(claim, option.passages))
+        windows = set(option.passages + option.around + option.leads)
+        return _Verdict(
+            best, _supporting(claim, option.passages), tuple(sorted(windows, key=_position))
+        )
 
     def _other_judges(
         self,

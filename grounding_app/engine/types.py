@@ -18,7 +18,9 @@ MAX_ANSWER_TOKENS = 4_096
 VERIFIER = "verifier"
 FEATURE_JUDGE = "feature_judge"
 WORD_MATCHING = "word_matching"
-CHECKED_BY = (VERIFIER, FEATURE_JUDGE, WORD_MATCHING)
+# A claim in an escalation's band that its judge (the app's LLM judge) decided.
+LLM_JUDGE = "llm_judge"
+CHECKED_BY = (VERIFIER, FEATURE_JUDGE, WORD_MATCHING, LLM_JUDGE)
 # The feature judge's weights were fitted on English pairs: the languages it reads.
 FEATURE_JUDGE_LANGUAGES = ("en",)
 # Why a piece of a Markdown answer is no claim at all (`claims.split_claims`): a table's
@@ -103,6 +105,8 @@ class Claim:
     unsupported: tuple[tuple[int, int], ...] = ()
     # Of a piece of Markdown structure that is no claim: one of `NO_CHECK_REASONS`.
     no_check_reason: str | None = None
+    # Of a claim in an escalation's band that it did not decide: why ("fell back: timeout").
+    llm_judge: str | None = None
 
 
 @dataclass(frozen=True)

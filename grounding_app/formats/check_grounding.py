@@ -373,9 +373,11 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
     `startPos`, `endPos`, `groundingCheckRequired` and `score` are optional fields with
     presence, so 0 and false are sent; `source` is a string field holding the fact index.
     Our extensions, which the official client ignores (tested): each checked claim's
-    `language` (ISO 639-1) and `checkedBy` (`VERIFIER`, `FEATURE_JUDGE`, or
+    `language` (ISO 639-1) and `checkedBy` (`VERIFIER`, `FEATURE_JUDGE`, `LLM_JUDGE`, or
     `WORD_MATCHING` where no model of the engine reads the language), each piece of
-    Markdown structure's `noCheckReason` (`TABLE_HEADER`, `TABLE_RULE`, `CODE`), and each
+    Markdown structure's `noCheckReason` (`TABLE_HEADER`, `TABLE_RULE`, `CODE`), a claim's
+    `llmJudge` where the LLM judge was asked and its verdict does not stand ("fell back:
+    timeout"; `checkedBy` is `LLM_JUDGE` where it decided), and each
     unsupported claim's `unsupportedSpans` (`[{startPos, endPos}]`, UTF-8 byte offsets of
     the words its best evidence does not back, as the engine found them).
     """
@@ -406,6 +408,8 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
                 item["checkedBy"] = claim.checked_by.upper()
             if claim.no_check_reason is not None:
                 item["noCheckReason"] = claim.no_check_reason.upper()
+            if claim.llm_judge is not None:
+                item["llmJudge"] = claim.llm_judge
             if claim.unsupported:
                 item["unsupportedSpans"] = [
                     {"startPos": start, "endPos": end} for start, end in claim.unsupported

@@ -43,6 +43,7 @@ def grounded_from_check(request: CheckRequest, response: CheckResponse) -> Groun
                 unsupported=claim.unsupported,
                 language=claim.language,
                 checked_by=claim.checked_by,
+                llm_judge=claim.llm_judge,
             )
         )
     candidate = Candidate(

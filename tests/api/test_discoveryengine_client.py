@@ -16,18 +16,27 @@ import pytest
 from google.api_core import exceptions
 from google.cloud import discoveryengine_v1 as de
 
+from grounding_app.active_verifier.checker import Checker, serving
 from grounding_app.api.models import ApiKey
 from grounding_app.engine import (
     VERIFIER,
     WORD_MATCHING,
+    Band,
     CheckRequest,
     CheckResponse,
     CitedChunk,
     Claim,
+    FeatureJudge,
+    GroundingEngine,
+    HashingEncoder,
     split_claims,
 )
 from grounding_app.formats.check_grounding import response_to_json
-from tests.conftest import check_with
+from grounding_app.llm_judge.client import Endpoint
+from grounding_app.llm_judge.judge import LLMJudge
+from grounding_app.llm_judge.ledger import DatabaseLedger
+from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS, check_with
+from tests.llm_judge.chat_server import Step, answer, chat_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -290,4 +299,41 @@ def test_the_official_client_parses_why_structure_is_no_claim(client, monkeypatc
         ("|---|---|", False),
         ("| Titanic | 1997 |", True),
         ("```\nx = 1\n```", False),
+    ]
+
+
+def test_the_official_client_parses_the_llm_judges_fields(client, monkeypatch):
+    """`checkedBy: LLM_JUDGE` where the LLM judge decided and `llmJudge` where it failed
+    (here a 429): the whole path, the engine's hook calling a local chat server."""
+    encoder = HashingEncoder()
+    engine = GroundingEngine(encoder, FeatureJudge(encoder, FAKE_JUDGE_WEIGHTS, FAKE_JUDGE_BIAS))
+    seen = []
+    original = response_to_json
+
+    def spy(resp):
+        seen.append(original(resp))
+        return seen[-1]
+
+    monkeypatch.setattr("grounding_app.api.views.response_to_json", spy)
+    script = (answer("unsupported", ("Brad Pitt",)), Step(status=429))
+    with chat_server(*script) as server:
+        judge = LLMJudge(
+            Endpoint(server.url, "m"), Band(everything=True), DatabaseLedger(), concurrency=1
+        )
+        with serving(Checker(engine, judge)):
+            response = check(
+                client,
+                answer_candidate="It starred Brad Pitt and Kate Winslet. Titanic won 11 awards.",
+                facts=FILM_FACTS,
+                grounding_spec=de.CheckGroundingSpec(enable_claim_level_score=True),
+            )
+    assert len(server.requests) == 2
+    assert [c.claim_text for c in response.claims] == [
+        "It starred Brad Pitt and Kate Winslet.",
+        "Titanic won 11 awards.",
+    ]
+    assert response.claims[0].score == 0.0
+    assert [(c["checkedBy"], c.get("llmJudge")) for c in seen[0]["claims"]] == [
+        ("LLM_JUDGE", None),
+        ("FEATURE_JUDGE", "fell back: http 429"),
     ]

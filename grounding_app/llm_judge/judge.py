@@ -1,0 +1,187 @@
+"""The LLM judge as the engine's `Escalation`: the band, a concurrency limit, a cache by
+content hash, one retry on a malformed answer, the daily cap, and a fallback (never an
+exception) for whatever goes wrong."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Protocol
+
+from grounding_app.engine import Band, Escalated, Outcome, Ruling
+from grounding_app.llm_judge.client import (
+    RETRY,
+    Endpoint,
+    EndpointError,
+    complete,
+    messages,
+    parse_ruling,
+)
+
+logger = logging.getLogger(__name__)
+
+BAD_ANSWER = "bad answer"  # malformed twice
+DAILY_CAP = "daily cap"
+
+
+@dataclass
+class Usage:
+    """What requests to the endpoint cost: summed per check request and per day."""
+
+    calls: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.failures += other.failures
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.seconds += other.seconds
+
+
+class Ledger(Protocol):
+    """Where each day's spending is kept (the database, `ledger.py`)."""
+
+    def spent_today(self) -> int: ...
+
+    def record(self, usage: Usage) -> None: ...
+
+
+class _Cache:
+    """Rulings by content hash, the least recently used dropped past `size` (per process)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._rulings: OrderedDict[str, Ruling] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Ruling | None:
+        with self._lock:
+            ruling = self._rulings.get(key)
+            if ruling is not None:
+                self._rulings.move_to_end(key)
+            return ruling
+
+    def put(self, key: str, ruling: Ruling) -> None:
+        with self._lock:
+            self._rulings[key] = ruling
+            self._rulings.move_to_end(key)
+            while len(self._rulings) > self._size:
+                self._rulings.popitem(last=False)
+
+
+class _Budget:
+    """The tokens one `judge` call may still spend today; None: no cap."""
+
+    def __init__(self, left: int | None) -> None:
+        self._left = left
+        self._lock = threading.Lock()
+
+    def allows(self) -> bool:
+        with self._lock:
+            return self._left is None or self._left > 0
+
+    def spend(self, tokens: int) -> None:
+        with self._lock:
+            if self._left is not None:
+                self._left -= tokens
+
+
+class LLMJudge:
+    """Judges the claims in `band` through `endpoint`, at most `concurrency` requests at a
+    time in this process, and none once the day's tokens reach `daily_tokens` (0: no cap)."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        band: Band,
+        ledger: Ledger,
+        *,
+        concurrency: int = 4,
+        daily_tokens: int = 0,
+        cache_size: int = 4096,
+    ) -> None:
+        self.endpoint = endpoint
+        self.band = band
+        self.ledger = ledger
+        self.concurrency = max(1, concurrency)
+        self.daily_tokens = daily_tokens
+        self._slots = threading.Semaphore(self.concurrency)
+        self._cache = _Cache(cache_size)
+
+    def wants(self, score: float) -> bool:
+        return score in self.band
+
+    def judge(self, items: Sequence[Escalated]) -> list[Outcome]:
+        keys = [self._key(item) for item in items]
+        cached = [self._cache.get(key) for key in keys]
+        todo = [k for k, ruling in enumerate(cached) if ruling is None]
+        outcomes = [Outcome(ruling) for ruling in cached]
+        if not todo:
+            return outcomes
+        budget = _Budget(
+            self.daily_tokens - self.ledger.spent_today() if self.daily_tokens else None
+        )
+        usage = Usage()
+        with ThreadPoolExecutor(max_workers=min(len(todo), self.concurrency)) as pool:
+            done = list(pool.map(lambda k: self._ask(items[k], budget), todo))
+        for k, (outcome, spent) in zip(todo, done, strict=True):
+            outcomes[k] = outcome
+            usage.add(spent)
+            if outcome.ruling is not None:
+                self._cache.put(keys[k], outcome.ruling)
+        if usage.calls:
+            self.ledger.record(usage)
+            logger.info(
+                "llm judge: %d claims, %d calls (%d failed), %d tokens, %.2f s",
+                len(todo),
+                usage.calls,
+                usage.failures,
+                usage.tokens,
+                usage.seconds,
+            )
+        return outcomes
+
+    def _key(self, item: Escalated) -> str:
+        text = json.dumps([self.endpoint.url, self.endpoint.model, messages(item)])
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _ask(self, item: Escalated, budget: _Budget) -> tuple[Outcome, Usage]:
+        """The ruling on one claim: a second request when the first answer is malformed."""
+        usage = Usage()
+        conversation = messages(item)
+        for _ in range(2):
+            if not budget.allows():
+                return Outcome(None, DAILY_CAP), usage
+            with self._slots:
+                try:
+                    reply = complete(self.endpoint, conversation)
+                except EndpointError as exc:
+                    usage.add(Usage(calls=1, failures=1, seconds=exc.seconds))
+                    return Outcome(None, exc.reason), usage
+            spent = Usage(1, 0, reply.prompt_tokens, reply.completion_tokens, reply.seconds)
+            usage.add(spent)
+            budget.spend(spent.tokens)
+            ruling = parse_ruling(reply.content, len(item.evidence))
+            if ruling is not None:
+                return Outcome(ruling), usage
+            conversation = [
+                *conversation,
+                {"role": "assistant", "content": reply.content},
+                {"role": "user", "content": RETRY},
+            ]
+        usage.failures += 1
+        return Outcome(None, BAD_ANSWER), usage
