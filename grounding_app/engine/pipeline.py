@@ -381,6 +381,17 @@ def _fell_back(outcome: Outcome | None) -> str | None:
     return f"fell back: {outcome.fell_back}"
 
 
+def _find_word(word: str, text: str) -> tuple[int, int] | None:
+    """Where the judge's word stands in the claim, as written or in another case (where
+    lower-casing keeps the text's length, so indices still point into it)."""
+    if not word:
+        return None
+    at = text.find(word)
+    if at < 0 and len(text.lower()) == len(text) and len(word.lower()) == len(word):
+        at = text.lower().find(word.lower())
+    return (at, at + len(word)) if at >= 0 else None
+
+
 def _ruled_words(
     claims: Sequence[Claim], outcomes: dict[int, Outcome]
 ) -> dict[int, tuple[tuple[int, int], ...]]:
@@ -393,14 +404,10 @@ def _ruled_words(
             continue
         spans = set()
         for word in ruling.unsupported_words:
-            hit = (
-                re.search(re.escape(word.strip()), claim.text, re.IGNORECASE)
-                if word.strip()
-                else None
-            )
+            hit = _find_word(word.strip(), claim.text)
             if hit is not None:
-                start = claim.start + len(claim.text[: hit.start()].encode())
-                spans.add((start, start + len(hit.group().encode())))
+                start = claim.start + len(claim.text[: hit[0]].encode())
+                spans.add((start, start + len(claim.text[hit[0] : hit[1]].encode())))
         if spans:
             found[i] = tuple(sorted(spans))
     return found
