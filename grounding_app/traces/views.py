@@ -10,6 +10,7 @@ is read as on the /v1 API (x-goog-api-key, a Bearer token or ?key=).
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -150,7 +151,10 @@ def connect(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if not is_admin:
             return HttpResponse("Only an admin creates API keys.", status=403)
-        name = (request.POST.get("name") or "").strip()[:100] or "OpenTelemetry traces"
+        # Control characters (a NUL above all: PostgreSQL refuses it) are no part of a name.
+        typed = request.POST.get("name") or ""
+        name = "".join(c for c in typed if unicodedata.category(c) != "Cc").strip()[:100]
+        name = name or "OpenTelemetry traces"
         _, new_key = ApiKey.issue(name, created_by=request.user)
         messages.warning(request, f"API key {name!r} created: copy it now, it is shown only once.")
     key = new_key or PLACEHOLDER_KEY

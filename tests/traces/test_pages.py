@@ -46,6 +46,15 @@ def test_an_admin_creates_a_key_shown_once_in_the_settings(make_user: Callable[.
     assert raw not in client.get("/traces/connect/").content.decode()
 
 
+def test_a_key_name_keeps_no_control_characters(make_user: Callable[..., Any]) -> None:
+    """A NUL in the name answered 500 on PostgreSQL, which refuses it in text."""
+    client = signed_in(make_user, "admin")
+    client.post("/traces/connect/", {"name": "rag\x00 prod\x07"})
+    client.post("/traces/connect/", {"name": "\x00\x1b"})
+    names = sorted(ApiKey.objects.values_list("name", flat=True))
+    assert names == ["OpenTelemetry traces", "rag prod"]
+
+
 def test_a_reviewer_cannot_create_keys(make_user: Callable[..., Any]) -> None:
     response = signed_in(make_user, "reviewer").post("/traces/connect/", {"name": "x"})
     assert response.status_code == 403 and not ApiKey.objects.exists()
