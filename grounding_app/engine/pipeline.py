@@ -346,16 +346,21 @@ def _referred_keys(index: PassageIndex, number: int) -> set[str]:
 
 
 def _escalate(
-    escalation: Escalation, claims: dict[int, Escalated], verdicts: dict[int, _Verdict]
+    escalation: Escalation,
+    claims: dict[int, tuple[str, str, str]],
+    verdicts: dict[int, _Verdict],
 ) -> dict[int, Outcome]:
-    """The outcomes of the claims whose score lies in the escalation's band; a ruling
-    replaces the claim's verdict in `verdicts` (score 1 or 0, citing the passage named)."""
+    """The outcomes of the claims (text, context, language by id) whose score lies in the
+    escalation's band; a ruling replaces the claim's verdict in `verdicts` (score 1 or 0,
+    citing the passage named)."""
     order = [i for i in claims if escalation.wants(verdicts[i].score)]
     items = [
-        replace(
-            claims[i],
+        Escalated(
+            claim=claims[i][0],
+            context=claims[i][1],
             evidence=tuple(_readable(p.text) for p in verdicts[i].windows),
             score=verdicts[i].score,
+            language=claims[i][2],
         )
         for i in order
     ]
@@ -523,7 +528,7 @@ class GroundingEngine:
         checked_by = {i: self.judge_kind for i in read} | {i: WORD_MATCHING for i in matched}
         outcomes: dict[int, Outcome] = {}
         if escalation is not None:
-            escalated = {i: Escalated(texts[i], contexts[i], (), 0.0, languages[i]) for i in read}
+            escalated = {i: (texts[i], contexts[i], languages[i]) for i in read}
             outcomes = _escalate(escalation, escalated, verdicts)
             checked_by.update({i: LLM_JUDGE for i, o in outcomes.items() if o.ruling is not None})
 
