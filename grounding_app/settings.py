@@ -310,7 +310,9 @@ GROUNDING_VERIFIERS_ROOT = Path(
 
 # The LLM judge (grounding_app/llm_judge, docs/llm-judge.md): an OpenAI-compatible
 # chat-completions endpoint judges the claims whose local score lies in LLM_JUDGE_BAND
-# ("LOW,HIGH" or "all"). Off while LLM_JUDGE_URL is unset.
+# ("LOW,HIGH" or "all"), and with LLM_JUDGE_UNREAD_LANGUAGES, every claim in a language
+# no verifier here reads (Hebrew), instead of word matching. Off while LLM_JUDGE_URL is
+# unset. An admin may set another on the Verifier page: saved there, it wins over these.
 LLM_JUDGE_URL = os.environ.get("LLM_JUDGE_URL", "")
 LLM_JUDGE_MODEL = os.environ.get("LLM_JUDGE_MODEL", "")
 LLM_JUDGE_KEY = os.environ.get("LLM_JUDGE_KEY", "")
@@ -318,6 +320,7 @@ LLM_JUDGE_BAND = os.environ.get("LLM_JUDGE_BAND", "") or "0.35,0.75"
 LLM_JUDGE_TIMEOUT = env_int("LLM_JUDGE_TIMEOUT", 30)
 LLM_JUDGE_CONCURRENCY = env_int("LLM_JUDGE_CONCURRENCY", 4)
 LLM_JUDGE_DAILY_TOKENS = env_int("LLM_JUDGE_DAILY_TOKENS", 0)  # 0: no cap
+LLM_JUDGE_UNREAD_LANGUAGES = env_bool("LLM_JUDGE_UNREAD_LANGUAGES")
 
 # Retention (grounding_app.retention): the period until an admin sets one, and how often
 # the server process itself purges (0: never; production uses cron or a systemd timer).

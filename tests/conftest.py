@@ -17,12 +17,13 @@ FAKE_JUDGE_BIAS = -7.0
 
 @pytest.fixture
 def fake_engine() -> Iterator[GroundingEngine]:
-    """Make the process's checker use a hashing encoder instead of loading the model."""
+    """Make the process's checker use a hashing encoder instead of loading the model,
+    with no LLM judge (tests of the judge build a checker that follows one)."""
     from grounding_app.active_verifier.checker import Checker, serving
 
     encoder = HashingEncoder()
     engine = GroundingEngine(encoder, FeatureJudge(encoder, FAKE_JUDGE_WEIGHTS, FAKE_JUDGE_BIAS))
-    with serving(Checker(engine)):
+    with serving(Checker(engine, escalation=None)):
         yield engine
 
 

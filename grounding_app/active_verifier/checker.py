@@ -5,8 +5,9 @@ lock; the engine of a verifier no longer active is dropped). `check` takes the e
 once and both checks with it and reads its verifier's id from it, so a response names
 the verifier that produced it even when another thread switches verifiers meanwhile.
 The engine package keeps no process state: this module holds the process's checker.
-Its escalation, the LLM judge of the claims the verifier is unsure of, comes from the
-LLM_JUDGE_* settings (`llm_judge/ledger.py:from_settings`), built on first use.
+Its escalation, the LLM judge of the claims the verifier is unsure of, is followed the
+same way: the one saved on the Verifier page, else the LLM_JUDGE_* settings
+(`llm_judge/config.py`), rebuilt only when its setup changes.
 
 Tests and benchmarks that need another engine (a fake encoder, a judge under test) run
 their code inside `serving(Checker(engine))` instead of changing a module of the engine.
@@ -20,7 +21,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final, Literal
 
@@ -37,13 +38,14 @@ from grounding_app.engine import (
     Escalation,
     GroundingEngine,
 )
-from grounding_app.llm_judge.ledger import from_settings
+from grounding_app.llm_judge.config import JudgeSetup, current, from_settings
+from grounding_app.llm_judge.judge import Usage, metered
 
 logger = logging.getLogger(__name__)
 
 FOLLOW_SECONDS = 2.0
-# A checker's escalation by default: the one the settings describe (none when unset).
-FROM_SETTINGS: Final = "settings"
+# A checker's escalation by default: the LLM judge working now (none when none is set).
+FOLLOW: Final = "follow"
 
 
 def configured_directory() -> Path:
@@ -77,6 +79,7 @@ class Checked:
     verifier: str | None  # "name@sha256:<12 hex>"; None when the judge is not a verifier
     languages: tuple[str, ...]  # those the judge's model reads
     judge: str  # "verifier" or "feature judge"
+    llm_judge: Usage = field(default_factory=Usage)  # what the LLM judge did for it
 
 
 def checked_by(engine: GroundingEngine, response: CheckResponse) -> Checked:
@@ -92,10 +95,13 @@ class Checker:
     def __init__(
         self,
         engine: GroundingEngine | None = None,
-        escalation: Escalation | Literal["settings"] | None = FROM_SETTINGS,
+        escalation: Escalation | Literal["follow"] | None = FOLLOW,
     ) -> None:
         self._fixed = engine
         self._escalation = escalation
+        self._setup: JudgeSetup | None = None
+        self._judge: Escalation | None = None
+        self._judge_read_at = float("-inf")
         self._lock = threading.Lock()
         self._loaded: tuple[str, GroundingEngine] | None = None
         self._directory: Path | None = None
@@ -117,7 +123,7 @@ class Checker:
     def forget_followed(self) -> None:
         """The next check reads the database (after a switch here, and in tests)."""
         with self._lock:
-            self._followed_at = float("-inf")
+            self._followed_at = self._judge_read_at = float("-inf")
 
     @classmethod
     def of_verifier(cls, directory: Path) -> Checker:
@@ -135,21 +141,32 @@ class Checker:
                 self._loaded = (name, GroundingEngine.default(name))
             return self._loaded[1]
 
-    def escalation(self) -> Escalation | None:
-        """The LLM judge, built from the settings on first use."""
-        with self._lock:
-            if self._escalation == FROM_SETTINGS:
-                self._escalation = from_settings()
+    def escalation(self, now: float | None = None) -> Escalation | None:
+        """The LLM judge working now, re-read at most once per FOLLOW_SECONDS."""
+        if self._escalation != FOLLOW:
             return self._escalation
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if now - self._judge_read_at < FOLLOW_SECONDS:
+                return self._judge
+        try:
+            setup = current()
+        except DatabaseError:  # no table yet (a command before migrate): the settings'
+            setup = from_settings()
+        with self._lock:
+            if setup != self._setup:
+                self._setup, self._judge = setup, setup.build() if setup else None
+            self._judge_read_at = now
+            return self._judge
 
     def check(self, request: CheckRequest) -> Checked:
         engine = self.engine()
         escalation = self.escalation()
-        # Without one, the call is the engine's plain one (stand-ins in tests take no more).
-        response = (
-            engine.check(request) if escalation is None else engine.check(request, escalation)
-        )
-        return checked_by(engine, response)
+        if escalation is None:  # the engine's plain call (stand-ins in tests take no more)
+            return checked_by(engine, engine.check(request))
+        with metered() as usage:
+            response = engine.check(request, escalation)
+        return replace(checked_by(engine, response), llm_judge=usage)
 
     def respond(self, request: CheckRequest) -> CheckResponse:
         """The response alone, for callers that store no verifier (labeling items)."""

@@ -31,6 +31,10 @@ from grounding_app.formats.check_grounding import (
 
 logger = logging.getLogger(__name__)
 
+# The LLM judge's work for one check request (docs/llm-judge.md): a header, so the body
+# stays exactly what clients of the check-grounding API parse.
+LLM_JUDGE_HEADER = "LLM-Judge-Usage"
+
 
 @csrf_exempt
 def check_grounding(request: HttpRequest, project: str, location: str, config: str) -> JsonResponse:
@@ -69,7 +73,14 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
     # weights' hash), so a verdict can be traced to the model that gave it.
     if checked.verifier is not None:
         data["verifier"] = checked.verifier
-    return JsonResponse(data)
+    response = JsonResponse(data)
+    usage = checked.llm_judge
+    if usage.claims:  # what the LLM judge did for this request, beside the body
+        response[LLM_JUDGE_HEADER] = (
+            f"claims={usage.claims}, calls={usage.calls}, failed={usage.failures},"
+            f" tokens={usage.tokens}, seconds={usage.seconds:.3f}"
+        )
+    return response
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

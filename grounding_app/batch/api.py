@@ -77,6 +77,14 @@ def job_json(job: BatchJob) -> dict[str, Any]:
         data["sourcePolicy"] = job.source_policy.name
     if job.verifier:  # the verifier of its first checked line; each result line names its own
         data["verifier"] = job.verifier
+    if job.llm_judge_claims:  # what the LLM judge did for the job's lines so far
+        data["llmJudge"] = {
+            "claims": job.llm_judge_claims,
+            "calls": job.llm_judge_calls,
+            "failedCalls": job.llm_judge_failures,
+            "tokens": job.llm_judge_tokens,
+            "seconds": round(job.llm_judge_seconds, 3),
+        }
     if progress.rate is not None:
         data["linesPerSecond"] = round(progress.rate, 3)
     if progress.eta_seconds is not None:

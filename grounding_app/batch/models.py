@@ -65,6 +65,13 @@ class BatchJob(models.Model):
         blank=True,
         help_text="The client's idempotency key: a retried upload returns this job.",
     )
+    # What the LLM judge did for the job's lines (grounding_app/llm_judge), summed as
+    # they are written: the claims shown to it (cached ones included) and its requests.
+    llm_judge_claims = models.PositiveIntegerField(default=0)
+    llm_judge_calls = models.PositiveIntegerField(default=0)
+    llm_judge_failures = models.PositiveIntegerField(default=0)
+    llm_judge_tokens = models.BigIntegerField(default=0)
+    llm_judge_seconds = models.FloatField(default=0.0)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

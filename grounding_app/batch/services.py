@@ -56,6 +56,7 @@ from grounding_app.engine import (
     CheckResponse,
 )
 from grounding_app.formats.grounded import Problem
+from grounding_app.llm_judge.judge import Usage
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
 from grounding_app.rendering.languages import JudgeInfo, language_totals, mark_text, summary
@@ -357,23 +358,30 @@ def _queued_timeout() -> timedelta:
 # --- running a chunk -------------------------------------------------------------
 
 
-def _outcome(raw: str, number: int, job: BatchJob, run: Check | None) -> dict[str, Any]:
-    """The fields a line's row gets once it has been checked (or has failed); a line
-    checked by the process's checker names the verifier that judged it."""
+def _outcome(
+    raw: str, number: int, job: BatchJob, run: Check | None
+) -> tuple[dict[str, Any], Usage]:
+    """The fields a line's row gets once it has been checked (or has failed), and what
+    the LLM judge did for it; a line checked by the process's checker names the verifier
+    that judged it."""
     judged: list[Checked] = []
 
     def judge(request: CheckRequest) -> CheckResponse:
         judged.append(checker().check(request))
         return judged[-1].response
 
+    usage = Usage()
     try:
         item = parse(raw, number).item
         outcome = check(item, job.citation_threshold, run or judge, job.source_policy)
     except LineError as exc:
-        return {"state": BatchLine.State.FAILED, "error": str(exc)}
+        return {"state": BatchLine.State.FAILED, "error": str(exc)}, usage
     except Exception:
         logger.exception("the engine failed on line %d", number)
-        return {"state": BatchLine.State.FAILED, "error": f"line {number}: the engine failed."}
+        failed = f"line {number}: the engine failed."
+        return {"state": BatchLine.State.FAILED, "error": failed}, usage
+    for each in judged:
+        usage.add(each.llm_judge)
     return {
         "state": BatchLine.State.DONE,
         "result": outcome.result,
@@ -384,7 +392,7 @@ def _outcome(raw: str, number: int, job: BatchJob, run: Check | None) -> dict[st
         "excluded_cited": outcome.excluded_cited,
         "judged_by": outcome.judged_by,
         "verifier": (judged[-1].verifier or "") if judged else "",
-    }
+    }, usage
 
 
 def run_chunk(chunk_id: int, *, run: Check | None = None, worker: str = "") -> int:
@@ -424,11 +432,19 @@ def run_chunk(chunk_id: int, *, run: Check | None = None, worker: str = "") -> i
             return written
         if state != BatchLine.State.PENDING:
             continue
-        fields = _outcome(raw, number, job, run)
+        fields, usage = _outcome(raw, number, job, run)
         with transaction.atomic():
             written += lines.filter(pk=pk, state=BatchLine.State.PENDING).update(
                 **fields, processed_at=timezone.now(), worker=worker[:200]
             )
+            if usage.claims:  # spent even when another run wrote the line meanwhile
+                BatchJob.objects.filter(pk=job.pk).update(
+                    llm_judge_claims=F("llm_judge_claims") + usage.claims,
+                    llm_judge_calls=F("llm_judge_calls") + usage.calls,
+                    llm_judge_failures=F("llm_judge_failures") + usage.failures,
+                    llm_judge_tokens=F("llm_judge_tokens") + usage.tokens,
+                    llm_judge_seconds=F("llm_judge_seconds") + usage.seconds,
+                )
             chunks.filter(pk=chunk.pk).update(lease_until=timezone.now() + _lease())
             if fields.get("verifier") and not job.verifier:  # the job's first verifier
                 BatchJob.objects.filter(pk=job.pk, verifier="").update(verifier=fields["verifier"])

@@ -24,7 +24,7 @@ from grounding_app.engine.judges import (
     FeatureJudge,
     Judge,
 )
-from grounding_app.engine.lang import identify, language_name, profile
+from grounding_app.engine.lang import PROFILES, identify, language_name, profile
 from grounding_app.engine.lang.text import clear_text_caches
 from grounding_app.engine.lang.tokens import count_tokens
 from grounding_app.engine.lexical import content_stems, numbers, refers_back
@@ -79,6 +79,9 @@ from grounding_app.engine.verifier.model import (
 from grounding_app.engine.word_match import FEATURE_NAMES as WORD_MATCH_FEATURES
 from grounding_app.engine.word_match import WORD_MATCH_WEIGHTS, WordMatchJudge
 from grounding_app.engine.word_match import features as word_match_features
+
+# The languages the engine tells apart (each has a profile); a verifier reads some of them.
+known_languages = tuple(PROFILES)
 
 __all__ = [
     "AGGREGATE_FEATURES",
@@ -135,6 +138,7 @@ __all__ = [
     "find_lone_surrogate",
     "identify",
     "is_bookkeeping",
+    "known_languages",
     "language_name",
     "load_model",
     "load_tokenizer",

@@ -2,7 +2,8 @@
 
 The engine holds no network code. Its caller may pass `GroundingEngine.check` an
 `Escalation` (the app's LLM judge, `grounding_app/llm_judge/`), which is shown each
-claim whose local score lies in its band, with the context the claim refers to and the
+claim whose local score lies in its band (and, if it takes them, every claim in a
+language that only word matching reads), with the context the claim refers to and the
 evidence windows the local judge read, and answers for each a `Ruling`, or none with
 the reason the local verdict stands. Without one, verdicts are the engine's alone.
 """
@@ -43,6 +44,11 @@ class Outcome:
 class Escalation(Protocol):
     def wants(self, score: float) -> bool:
         """Whether a claim with this local score is judged again (the band)."""
+        ...
+
+    def takes_unread(self, language: str) -> bool:
+        """Whether claims in this language, which no model of the engine reads (word
+        matching scores them, uncalibrated), are all judged by it, whatever their score."""
         ...
 
     def judge(self, items: Sequence[Escalated]) -> list[Outcome]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -349,11 +349,21 @@ def _escalate(
     escalation: Escalation,
     claims: dict[int, tuple[str, str, str]],
     verdicts: dict[int, _Verdict],
+    unread: Collection[int],
 ) -> dict[int, Outcome]:
     """The outcomes of the claims (text, context, language by id) whose score lies in the
-    escalation's band; a ruling replaces the claim's verdict in `verdicts` (score 1 or 0,
-    citing the passage named)."""
-    order = [i for i in claims if escalation.wants(verdicts[i].score)]
+    escalation's band, and of the `unread` ones (word-matched) it takes whatever their
+    score; a ruling replaces the claim's verdict in `verdicts` (score 1 or 0, citing the
+    passage named)."""
+    order = [
+        i
+        for i in claims
+        if (
+            escalation.takes_unread(claims[i][2])
+            if i in unread
+            else escalation.wants(verdicts[i].score)
+        )
+    ]
     items = [
         Escalated(
             claim=claims[i][0],
@@ -495,8 +505,9 @@ class GroundingEngine:
         return cls(encoder, FeatureJudge.from_file(encoder), languages=FEATURE_JUDGE_LANGUAGES)
 
     def check(self, request: CheckRequest, escalation: Escalation | None = None) -> CheckResponse:
-        """The response; with `escalation`, the claims read here whose score lies in its
-        band are judged again by it (`escalation.py`), its rulings replacing the verdicts."""
+        """The response; with `escalation`, the claims whose score lies in its band, and
+        those only word matching reads if it takes them, are judged again by it
+        (`escalation.py`), its rulings replacing the verdicts."""
         sentences = split_claims(request.answer)
         texts = [
             _readable(strip_list_marker(s.text if s.reading is None else s.reading))
@@ -518,7 +529,7 @@ class GroundingEngine:
         checked = [i for i, need in enumerate(required) if need]
         read = [i for i in checked if languages[i] in self.languages]
         matched = [i for i in checked if languages[i] not in self.languages]
-        contexts = {i: self._context(texts, required, i, sentences[i].lead_in) for i in read}
+        contexts = {i: self._context(texts, required, i, sentences[i].lead_in) for i in checked}
         # Facts are cut into passages (and indexed, when many) only for checked claims.
         index = PassageIndex(request.facts if checked else ())
         verdicts = self._judge_claims(
@@ -528,9 +539,9 @@ class GroundingEngine:
         checked_by = {i: self.judge_kind for i in read} | {i: WORD_MATCHING for i in matched}
         outcomes: dict[int, Outcome] = {}
         if escalation is not None:
-            escalated = {i: (texts[i], contexts[i], languages[i]) for i in read}
-            outcomes = _escalate(escalation, escalated, verdicts)
-            checked_by.update({i: LLM_JUDGE for i, o in outcomes.items() if o.ruling is not None})
+            claims_read = {i: (texts[i], contexts[i], languages[i]) for i in read + matched}
+            outcomes = _escalate(escalation, claims_read, verdicts, set(matched))
+            checked_by |= {i: LLM_JUDGE for i, o in outcomes.items() if o.ruling is not None}
 
         chunk_index: dict[tuple[int, int, int], int] = {}
         chunks: list[CitedChunk] = []
@@ -675,7 +686,9 @@ class GroundingEngine:
                 for kind in sorted(kinds[facts]):
                     scores[k] = _discount(scores[k], penalties[kind])
             best = max(range(len(options)), key=lambda k: scores[k])
-            verdicts[claim_id] = _Verdict(scores[best], list(options[best]))
+            # An escalation reads every candidate: word matching's pick may miss the one.
+            windows = tuple(sorted(passages, key=_position))
+            verdicts[claim_id] = _Verdict(scores[best], list(options[best]), windows)
         return verdicts
 
     def _penalties(self) -> dict[str, float]:

@@ -3,8 +3,8 @@
 Any OpenAI-compatible chat-completions endpoint (vLLM, Ollama, LiteLLM, a hosted
 gateway) judges the claims whose local score lies in a band, or every claim: the engine
 calls it through its `Escalation` hook (`engine/escalation.py`), and the active
-verifier's checker builds it from the LLM_JUDGE_* settings (`from_settings`). Off while
-LLM_JUDGE_URL is unset.
+verifier's checker follows the one set on the Verifier page, else the LLM_JUDGE_*
+settings (`config.py`). Off while neither names an endpoint.
 """
 
 from __future__ import annotations

@@ -9,8 +9,10 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -32,8 +34,10 @@ DAILY_CAP = "daily cap"
 
 @dataclass
 class Usage:
-    """What requests to the endpoint cost: summed per check request and per day."""
+    """What the judge did and what its requests to the endpoint cost: summed per check
+    request (`metered`), per batch job and per day (the ledger)."""
 
+    claims: int = 0  # claims it was shown, cached ones included
     calls: int = 0
     failures: int = 0
     prompt_tokens: int = 0
@@ -45,11 +49,26 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
     def add(self, other: Usage) -> None:
+        self.claims += other.claims
         self.calls += other.calls
         self.failures += other.failures
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.seconds += other.seconds
+
+
+_meter: ContextVar[Usage | None] = ContextVar("llm_judge_meter", default=None)
+
+
+@contextmanager
+def metered() -> Iterator[Usage]:
+    """The judge's work on the checks run in the block (this thread or task only)."""
+    usage = Usage()
+    token = _meter.set(usage)
+    try:
+        yield usage
+    finally:
+        _meter.reset(token)
 
 
 class Ledger(Protocol):
@@ -113,10 +132,12 @@ class LLMJudge:
         concurrency: int = 4,
         daily_tokens: int = 0,
         cache_size: int = 4096,
+        unread_languages: bool = False,
     ) -> None:
         self.endpoint = endpoint
         self.band = band
         self.ledger = ledger
+        self.unread_languages = unread_languages
         self.concurrency = max(1, concurrency)
         self.daily_tokens = daily_tokens
         self._slots = threading.Semaphore(self.concurrency)
@@ -125,11 +146,17 @@ class LLMJudge:
     def wants(self, score: float) -> bool:
         return score in self.band
 
+    def takes_unread(self, language: str) -> bool:
+        return self.unread_languages
+
     def judge(self, items: Sequence[Escalated]) -> list[Outcome]:
         keys = [self._key(item) for item in items]
         cached = [self._cache.get(key) for key in keys]
         todo = [k for k, ruling in enumerate(cached) if ruling is None]
         outcomes = [Outcome(ruling) for ruling in cached]
+        meter = _meter.get()
+        if meter is not None:
+            meter.claims += len(items)
         if not todo:
             return outcomes
         budget = _Budget(
@@ -145,6 +172,8 @@ class LLMJudge:
                 self._cache.put(keys[k], outcome.ruling)
         if usage.calls:
             self.ledger.record(usage)
+            if meter is not None:
+                meter.add(usage)
             logger.info(
                 "llm judge: %d claims, %d calls (%d failed), %d tokens, %.2f s",
                 len(todo),
@@ -172,7 +201,12 @@ class LLMJudge:
                 except EndpointError as exc:
                     usage.add(Usage(calls=1, failures=1, seconds=exc.seconds))
                     return Outcome(None, exc.reason), usage
-            spent = Usage(1, 0, reply.prompt_tokens, reply.completion_tokens, reply.seconds)
+            spent = Usage(
+                calls=1,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+                seconds=reply.seconds,
+            )
             usage.add(spent)
             budget.spend(spent.tokens)
             ruling = parse_ruling(reply.content, len(item.evidence))

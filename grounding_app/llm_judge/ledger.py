@@ -1,15 +1,11 @@
-"""The daily spending in the database, and the judge the settings describe."""
+"""The daily spending in the database."""
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.db.models import F
 from django.utils import timezone
 
-from grounding_app.engine import Band
-from grounding_app.llm_judge.client import Endpoint
-from grounding_app.llm_judge.judge import LLMJudge, Usage
+from grounding_app.llm_judge.judge import Usage
 from grounding_app.llm_judge.models import JudgeDay
 
 
@@ -30,26 +26,3 @@ class DatabaseLedger:
             completion_tokens=F("completion_tokens") + usage.completion_tokens,
             seconds=F("seconds") + usage.seconds,
         )
-
-
-def from_settings() -> LLMJudge | None:
-    """The judge LLM_JUDGE_* describe; None while LLM_JUDGE_URL is unset."""
-    if not settings.LLM_JUDGE_URL:
-        return None
-    try:
-        band = Band.parse(settings.LLM_JUDGE_BAND)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"LLM_JUDGE_BAND: {exc}") from exc
-    endpoint = Endpoint(
-        settings.LLM_JUDGE_URL,
-        settings.LLM_JUDGE_MODEL,
-        settings.LLM_JUDGE_KEY,
-        float(settings.LLM_JUDGE_TIMEOUT),
-    )
-    return LLMJudge(
-        endpoint,
-        band,
-        DatabaseLedger(),
-        concurrency=settings.LLM_JUDGE_CONCURRENCY,
-        daily_tokens=settings.LLM_JUDGE_DAILY_TOKENS,
-    )

@@ -1,9 +1,12 @@
 """The LLM judge's spending, one row per day (UTC), shared by every process: the daily
-cap (LLM_JUDGE_DAILY_TOKENS) is read from here."""
+cap is read from here. And the judge an admin set on the Verifier page, one row that
+every web and batch worker follows (none: the LLM_JUDGE_* settings)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class JudgeDay(models.Model):
@@ -20,3 +23,33 @@ class JudgeDay(models.Model):
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+
+class JudgeConfig(models.Model):
+    """The LLM judge set on the Verifier page; `enabled` off turns the judge off even
+    where the settings name one."""
+
+    SINGLETON = 1
+
+    enabled = models.BooleanField(default=True)
+    url = models.CharField(max_length=500, blank=True, help_text="The base URL, e.g. …/v1")
+    model = models.CharField(max_length=200, blank=True)
+    key = models.CharField(max_length=500, blank=True)
+    band = models.CharField(max_length=40, default="0.35,0.75")
+    unread_languages = models.BooleanField(default=False)
+    timeout = models.PositiveIntegerField(default=30)
+    concurrency = models.PositiveIntegerField(default=4)
+    daily_tokens = models.PositiveBigIntegerField(default=0)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    username = models.CharField(max_length=150, blank=True, help_text="Kept if the user goes.")
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.model} at {self.url}" if self.enabled else "off"
+
+    @property
+    def key_hint(self) -> str:
+        """The key's last four characters, shown only when they leave most of it unsaid."""
+        return self.key[-4:] if len(self.key) >= 16 else ""

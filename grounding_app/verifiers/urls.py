@@ -11,4 +11,7 @@ urlpatterns = [
     path("switch/", views.switch, name="switch"),
     path("adapt/", views.adapt, name="adapt"),
     path("jobs/", views.jobs, name="jobs"),
+    path("llm-judge/", views.llm_judge_save, name="llm_judge"),
+    path("llm-judge/reset/", views.llm_judge_reset, name="llm_judge_reset"),
+    path("llm-judge/try/", views.llm_judge_try, name="llm_judge_try"),
 ]

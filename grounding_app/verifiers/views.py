@@ -1,5 +1,6 @@
 """The Verifier page, for admins: which verifier judges, its figures, the others on disk
-(each one click from judging), the switches made, and adaptations on labeling projects.
+(each one click from judging), the switches made, adaptations on labeling projects, and
+the LLM judge of the claims the verifier is unsure of (and of languages it does not read).
 
 The adaptations' list polls its partial with htmx while one is queued or running, as
 the batch job page does; once none is, the page reloads itself so the new verifier
@@ -12,20 +13,25 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from grounding_app.accounts.roles import ADMIN, role_required
 from grounding_app.active_verifier import services as active_verifier
-from grounding_app.active_verifier.checker import FOLLOW_SECONDS
+from grounding_app.active_verifier.checker import FOLLOW_SECONDS, checker
 from grounding_app.active_verifier.models import ActiveVerifier, VerifierSwitch
+from grounding_app.engine import known_languages, language_name
 from grounding_app.htmx import HtmxHttpRequest
+from grounding_app.llm_judge import config as llm_judge
+from grounding_app.llm_judge.models import JudgeDay
 from grounding_app.rendering.markdown import render_markdown
 from grounding_app.verifiers import accuracy, services
-from grounding_app.verifiers.forms import AdaptForm, SwitchForm
+from grounding_app.verifiers.forms import AdaptForm, LLMJudgeForm, SwitchForm
 
 admins = role_required(ADMIN)
 
@@ -37,7 +43,32 @@ def _jobs_context() -> dict[str, Any]:
     return {"jobs": jobs, "any_active": any(job.active for job in jobs)}
 
 
-def _page(request: HttpRequest, form: AdaptForm | None = None, status: int = 200) -> HttpResponse:
+def _llm_judge_context(active_languages: list[str], form: LLMJudgeForm | None) -> dict[str, Any]:
+    """What the LLM judge section shows: the judge working now and where it is set, the
+    languages it would take from word matching, today's spending, and the form."""
+    row = llm_judge.saved()
+    problem = ""
+    try:
+        setup = llm_judge.current()
+    except ImproperlyConfigured as exc:
+        setup, problem = None, str(exc)
+    return {
+        "judge_setup": setup,
+        "judge_row": row,
+        "judge_problem": problem,
+        "judge_settings_url": settings.LLM_JUDGE_URL,
+        "judge_today": JudgeDay.objects.filter(day=timezone.now().date()).first(),
+        "unread": [language_name(c) for c in known_languages if c not in active_languages],
+        "judge_form": form or LLMJudgeForm.of(row, setup),
+    }
+
+
+def _page(
+    request: HttpRequest,
+    form: AdaptForm | None = None,
+    status: int = 200,
+    judge_form: LLMJudgeForm | None = None,
+) -> HttpResponse:
     active = active_verifier.active()
     listed = active_verifier.on_disk()
     context = {
@@ -58,6 +89,7 @@ def _page(request: HttpRequest, form: AdaptForm | None = None, status: int = 200
         "root": active_verifier.verifiers_root(),
         "follow_seconds": FOLLOW_SECONDS,
         **_jobs_context(),
+        **_llm_judge_context(list(active.languages), judge_form),
     }
     return render(request, "verifiers/page.html", context, status=status)
 
@@ -118,3 +150,48 @@ def jobs(request: HtmxHttpRequest) -> HttpResponse:
     if request.htmx and not context["any_active"] and request.GET.get("was") == "active":
         return HttpResponseClientRefresh()
     return render(request, "verifiers/page.html#jobs", context)
+
+
+@admins
+@require_POST
+def llm_judge_save(request: HttpRequest) -> HttpResponse:
+    form = LLMJudgeForm(request.POST)
+    if not form.is_valid():
+        return _page(request, status=400, judge_form=form)
+    row = form.save(request.user)
+    checker().forget_followed()
+    state = f"{row.model} at {row.url} judges" if row.enabled else "No LLM judge works"
+    messages.success(
+        request,
+        f"{state} from now on; every worker follows within {FOLLOW_SECONDS:g} seconds.",
+    )
+    return redirect(reverse("verifiers:page") + "#llm-judge")
+
+
+@admins
+@require_POST
+def llm_judge_reset(request: HttpRequest) -> HttpResponse:
+    """Forget what the page saved: the LLM_JUDGE_* settings decide again."""
+    found = llm_judge.saved()
+    if found is not None:
+        found.delete()
+    checker().forget_followed()
+    messages.success(request, "The LLM judge is the one the LLM_JUDGE_* settings name again.")
+    return redirect(reverse("verifiers:page") + "#llm-judge")
+
+
+@admins
+@require_POST
+def llm_judge_try(request: HttpRequest) -> HttpResponse:
+    """One sample claim to the judge working now: does the endpoint answer as it must?"""
+    try:
+        setup = llm_judge.current()
+    except ImproperlyConfigured as exc:
+        messages.error(request, f"Not tried: {exc}")
+        return redirect(reverse("verifiers:page") + "#llm-judge")
+    if setup is None:
+        messages.error(request, "Not tried: no LLM judge is set.")
+        return redirect(reverse("verifiers:page") + "#llm-judge")
+    works, said = llm_judge.try_endpoint(setup)
+    (messages.success if works else messages.error)(request, said)
+    return redirect(reverse("verifiers:page") + "#llm-judge")

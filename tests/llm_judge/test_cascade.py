@@ -26,8 +26,9 @@ from grounding_app.engine import (
 )
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.llm_judge.client import Endpoint
+from grounding_app.llm_judge.config import from_settings
 from grounding_app.llm_judge.judge import LLMJudge
-from grounding_app.llm_judge.ledger import DatabaseLedger, from_settings
+from grounding_app.llm_judge.ledger import DatabaseLedger
 from grounding_app.llm_judge.models import JudgeDay
 from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS
 from tests.llm_judge.chat_server import TOKENS, Step, answer, chat_server

@@ -55,10 +55,14 @@ HOSTILE_LEAVES: tuple[Any, ...] = (
     [[[[[[[[[[[[[[[[[[[[[[[[[["deep"]]]]]]]]]]]]]]]]]]]]]]]]]],
 )
 # Routes that take a POST and are walked by this module.
-WALKED_HERE = frozenset({"traces_otlp", "traces:connect", "verifiers:switch", "verifiers:adapt"})
+WALKED_HERE = frozenset(
+    {"traces_otlp", "traces:connect", "verifiers:switch", "verifiers:adapt", "verifiers:llm_judge"}
+)
 # Routes that take a POST but read nothing a walk could make hostile.
 NO_BODY_READ = {
     "traces:test_trace": "sends a sample trace; reads no field",
+    "verifiers:llm_judge_try": "asks the saved judge a fixed sample claim; reads no field",
+    "verifiers:llm_judge_reset": "forgets the saved judge; reads no field",
     "batch_api_cancel": "cancels the key's own job; reads no body",
     "healthz": "a probe; reads nothing",
     "readyz": "a probe; reads nothing",
@@ -168,9 +172,21 @@ def test_the_label_studio_form_walked_through_the_job(world: World, settings: An
     _run_every_import()
 
 
+JUDGE_FORM = {
+    "enabled": "on",
+    "url": "http://localhost:11434/v1",
+    "model": "m",
+    "low": "0.3",
+    "high": "0.8",
+    "timeout": "20",
+    "concurrency": "2",
+    "daily_tokens": "0",
+}
+JUDGE_FIELDS = (*JUDGE_FORM, "key", "clear_key", "every_claim", "unread_languages")
 HOSTILE_TEXT = ("", "\x00", "x" * 100_000, "9" * 5000, "../../etc/passwd", "<script>")
 
 
+@pytest.mark.usefixtures("fake_engine")  # a throwaway checker follows the judge saved here
 def test_the_connect_and_verifier_forms(world: World, make_user: Any) -> None:
     client = signed_in(make_user("admin", "ada"))()
     posts: list[tuple[str, dict[str, Any] | str]] = []
@@ -180,8 +196,14 @@ def test_the_connect_and_verifier_forms(world: World, make_user: Any) -> None:
             ("/verifiers/switch/", {"directory": value}),
             ("/verifiers/adapt/", {"project": value, "name": value, "epochs": value}),
             ("/verifiers/adapt/", {"project": world.project.pk, "name": value, "replay": value}),
+            ("/verifiers/llm-judge/", {field: value for field in JUDGE_FIELDS} | {"enabled": "on"}),
+            ("/verifiers/llm-judge/", {**JUDGE_FORM, "url": f"http://h/{value}", "key": value}),
+            ("/verifiers/llm-judge/", {**JUDGE_FORM, "model": value, "band": value}),
         ]
-    posts += [(url, f"name={LONE_SURROGATE}") for url in ("/traces/connect/", "/verifiers/adapt/")]
+    posts += [
+        (url, f"name={LONE_SURROGATE}&url={LONE_SURROGATE}&model={LONE_SURROGATE}")
+        for url in ("/traces/connect/", "/verifiers/adapt/", "/verifiers/llm-judge/")
+    ]
     for url, data in posts:
         if isinstance(data, str):
             response = client.post(url, data, content_type="application/x-www-form-urlencoded")
