@@ -6,7 +6,8 @@ import json
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Frame
+from playwright.sync_api import BrowserContext, Frame, Locator, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from grounding_app.engine import GroundingEngine
 from tests.browser.conftest import Session
@@ -178,6 +179,20 @@ def test_the_xss_detector_sees_a_payload_that_runs(open_session: Callable[..., S
         session.no_xss()
 
 
+def click_for_popup(context: BrowserContext, link: Locator, frame: Frame) -> Page:
+    """The tab a click on `link` opens. Once in a full CI run (4,160 tests) the click
+    opened none within 30 s while the frame stayed put; a second click is what a person
+    would do then, and the frame must not have moved in between."""
+    try:
+        with context.expect_page(timeout=10_000) as opened:
+            link.click()
+    except PlaywrightTimeoutError:
+        assert frame.url.endswith("/suggestions/0/0/"), frame.url
+        with context.expect_page() as opened:
+            link.click()
+    return opened.value
+
+
 def test_a_chip_opens_google_in_a_new_tab_and_leaves_the_frame(
     open_session: Callable[..., Session], fake_engine: GroundingEngine
 ) -> None:
@@ -190,9 +205,7 @@ def test_a_chip_opens_google_in_a_new_tab_and_leaves_the_frame(
     assert chip.get_attribute("target") is None  # as Google sends it
     context = session.page.context
     context.route("https://www.google.com/**", lambda route: route.fulfill(body="results"))
-    with context.expect_page() as opened:
-        chip.click()
-    popup = opened.value
+    popup = click_for_popup(context, chip, frame)
     popup.wait_for_load_state()
     assert popup.url.startswith("https://www.google.com/search?q=who+won+euro+2024")
     popup.close()
