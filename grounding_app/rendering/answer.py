@@ -130,7 +130,7 @@ class ClaimView:
 
     @property
     def llm_judge_mark(self) -> str:
-        """The short visible mark ("LLM judge", "LLM judge fell back"); "" if neither."""
+        """The short visible mark ("LLM judge", "LLM fell back"); "" if neither."""
         if self.llm_decided:
             return llm_notes.MARK
         return llm_notes.FELL_BACK_MARK if self.llm_fallback else ""
@@ -520,7 +520,7 @@ def _markers(claim: ClaimView) -> str:
         )
     if claim.llm_judge:
         out.append(_GLUE)
-        out.append(llm_mark_html(claim, "ann "))
+        out.append(llm_mark_html(claim, inline=True))
     spoken = claim.verdict_label + (f", score {claim.score_text}" if claim.score_text else "")
     if claim.word_matching:
         spoken += f"; {claim.word_matching}"
@@ -530,15 +530,19 @@ def _markers(claim: ClaimView) -> str:
     return "".join(out)
 
 
-def llm_mark_html(claim: ClaimView, extra_class: str = "") -> str:
+def llm_mark_html(claim: ClaimView, inline: bool = False) -> str:
     """The LLM judge's mark of a claim: English words, so an isolate of its own (dir="ltr")
     beside a claim of any direction; its sentence in the title (screen readers get it
-    from the spoken verdict or the row's note). A fallback is dashed, not only coloured."""
+    from the spoken verdict or the row's note). A fallback is dashed, not only coloured.
+    `inline` (in the answer): its words joined by no-break spaces, not `nowrap`, which
+    Chromium breaks before even after a word joiner, leaving the mark on a line alone."""
     kind = "llm-decided" if claim.llm_decided else "llm-fell-back"
+    words = html.escape(claim.llm_judge_mark)
+    if inline:
+        words = words.replace(" ", "\u00a0")
     return (
-        f'<span class="{extra_class}llm-mark {kind}" dir="ltr" '
-        f'title="{html.escape(claim.llm_judge)}" aria-hidden="true">'
-        f"{html.escape(claim.llm_judge_mark)}</span>"
+        f'<span class="{"ann " if inline else ""}llm-mark {kind}" dir="ltr" '
+        f'title="{html.escape(claim.llm_judge)}" aria-hidden="true">{words}</span>'
     )
 
 

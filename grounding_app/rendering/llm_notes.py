@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from grounding_app import engine
 
 MARK = "LLM judge"  # the visible mark of a decided claim
-FELL_BACK_MARK = "LLM judge fell back"  # the visible mark of a claim it did not decide
+# The visible mark of a claim it did not decide: short, since in the answer it is glued
+# to the claim's end with its flag and score and must fit a phone's line with them.
+FELL_BACK_MARK = "LLM fell back"
 DECIDED = "Verdict decided by the LLM judge, an external model, not the local one"
 
 _PREFIX = "fell back:"
@@ -42,7 +44,7 @@ def local_name(checked_by: Sequence[str | None]) -> str:
 
 def fallback_note(reason: str, checked_by: str | None) -> str:
     """One claim's sentence: "LLM judge fell back (timeout): the verifier's verdict stands"."""
-    return f"{FELL_BACK_MARK} ({reason}): the {local_name([checked_by])}'s verdict stands"
+    return f"LLM judge fell back ({reason}): the {local_name([checked_by])}'s verdict stands"
 
 
 def _claims(n: int) -> str:

@@ -122,8 +122,8 @@ def rendered(sentences: tuple[tuple[str, str, str | None], ...] = SENTENCES) -> 
     ("number", "mark", "sentence"),
     [
         (1, "LLM judge", DECIDED_TITLE),
-        (2, "LLM judge fell back", "LLM judge fell back (HTTP 429): the verifier's verdict stands"),
-        (3, "LLM judge fell back", "LLM judge fell back (timeout): the verifier's verdict stands"),
+        (2, "LLM fell back", "LLM judge fell back (HTTP 429): the verifier's verdict stands"),
+        (3, "LLM fell back", "LLM judge fell back (timeout): the verifier's verdict stands"),
         (4, "", ""),
         (5, "", ""),
     ],
@@ -141,14 +141,14 @@ def test_the_answer_marks_the_claims_in_words_and_for_screen_readers() -> None:
     assert (
         '<span class="ann" aria-hidden="true">\u2060</span>'
         f'<span class="ann llm-mark llm-decided" dir="ltr" title="{DECIDED_TITLE}" '
-        'aria-hidden="true">LLM judge</span>'
+        'aria-hidden="true">LLM\u00a0judge</span>'
         f'<span class="ann sr-only">(Unsupported, score 0.50; {DECIDED_TITLE})</span>'
     ) in html
     note = "LLM judge fell back (timeout): the verifier&#x27;s verdict stands"
     assert (
         '<span class="ann" aria-hidden="true">\u2060</span>'
         f'<span class="ann llm-mark llm-fell-back" dir="ltr" title="{note}" '
-        'aria-hidden="true">LLM judge fell back</span>'
+        'aria-hidden="true">LLM\u00a0fell\u00a0back</span>'
         f'<span class="ann sr-only">(Unsupported, score 0.50; {note})</span>'
     ) in html
     assert html.count("llm-mark") == 3

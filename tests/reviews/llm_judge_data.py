@@ -20,18 +20,42 @@ FACTS = (
     ),
 )
 
-# (claim, checked_by, stored llm_judge note, score, cited fact or None)
-Sentence = tuple[str, str, str | None, float, int | None]
+# (claim, checked_by, stored llm_judge note, score, the passage of a fact it cites or None)
+Sentence = tuple[str, str, str | None, float, str | None]
 
 ENGLISH: tuple[Sentence, ...] = (
-    ("Titanic was directed by James Cameron.", "llm_judge", None, 1.0, 0),
+    (
+        "Titanic was directed by James Cameron.",
+        "llm_judge",
+        None,
+        1.0,
+        "It was directed, written, and co-produced by James Cameron.",
+    ),
     ("It starred Brad Pitt and Kate Winslet.", "llm_judge", None, 0.0, None),
-    ("It was released in 1997.", "verifier", "fell back: timeout", 0.62, 0),
+    (
+        "It was released in 1997.",
+        "verifier",
+        "fell back: timeout",
+        0.62,
+        "Titanic is a 1997 American epic romantic disaster movie.",
+    ),
     ("It won eleven Academy Awards.", "verifier", "fell back: http 429", 0.41, None),
-    ("Leonardo DiCaprio played Jack.", "verifier", None, 0.91, 0),
+    (
+        "Kate Winslet starred in it.",
+        "verifier",
+        None,
+        0.91,
+        "It stars Kate Winslet and Leonardo DiCaprio.",
+    ),
 )
 HEBREW: tuple[Sentence, ...] = (
-    ("טיטאניק הוא סרט אמריקאי משנת 1997.", "llm_judge", None, 1.0, 1),
+    (
+        "טיטאניק הוא סרט אמריקאי משנת 1997.",
+        "llm_judge",
+        None,
+        1.0,
+        "טיטאניק הוא סרט אמריקאי משנת 1997.",
+    ),
     ("את הסרט ביים ג'יימס קמרון ובראד פיט.", "verifier", "fell back: timeout", 0.52, None),
     ("בסרט מככבים קייט וינסלט ולאונרדו דיקפריו.", "llm_judge", None, 0.0, None),
 )
@@ -41,12 +65,13 @@ def llm_judged_review(user: object, sentences: tuple[Sentence, ...] = ENGLISH) -
     """A saved review of `sentences`, each claim judged as its row says."""
     answer = " ".join(s[0] for s in sentences)
     claims, chunks = [], []
-    for text, checked_by, note, score, fact in sentences:
+    for text, checked_by, note, score, passage in sentences:
         start = utf8_len(answer[: answer.index(text)])
         cites: tuple[int, ...] = ()
-        if fact is not None:
+        if passage is not None:
+            fact = next(i for i, f in enumerate(FACTS) if passage in f.text)
             cites = (len(chunks),)
-            chunks.append(CitedChunk(FACTS[fact].text, fact, dict(FACTS[fact].attributes)))
+            chunks.append(CitedChunk(passage, fact, dict(FACTS[fact].attributes)))
         language = "en" if text.isascii() else "he"
         claims.append(
             Claim(

@@ -31,16 +31,19 @@ def verdict_cell(row: str) -> str:
 
 
 def decided_mark(extra: str = "") -> str:
+    """In the answer (`extra` "ann "), its words are joined by no-break spaces."""
+    words = "LLM judge".replace(" ", "\u00a0" if extra else " ")
     return (
         f'<span class="{extra}llm-mark llm-decided" dir="ltr" title="{DECIDED}" '
-        'aria-hidden="true">LLM judge</span>'
+        f'aria-hidden="true">{words}</span>'
     )
 
 
 def fell_back_mark(note: str, extra: str = "") -> str:
+    words = "LLM fell back".replace(" ", "\u00a0" if extra else " ")
     return (
         f'<span class="{extra}llm-mark llm-fell-back" dir="ltr" title="{note}" '
-        'aria-hidden="true">LLM judge fell back</span>'
+        f'aria-hidden="true">{words}</span>'
     )
 
 
@@ -57,7 +60,7 @@ def test_each_row_shows_the_mark_beside_the_verdict_and_a_fallback_says_why(
         assert "llm-note" not in row
     for row, note in ((timeout, TIMEOUT), (http_429, HTTP_429)):
         assert fell_back_mark(note) in verdict_cell(row)
-        assert '<span class="sr-only">LLM judge fell back</span>' in verdict_cell(row)
+        assert '<span class="sr-only">LLM fell back</span>' in verdict_cell(row)
         assert f'<span class="llm-note" dir="ltr">{note}</span>' in row
     assert "llm-" not in local and "LLM judge" not in local
 
@@ -97,6 +100,6 @@ def test_a_right_to_left_answer_keeps_each_mark_an_english_isolate(
 def test_a_review_the_llm_judge_never_saw_shows_nothing_of_it(
     reviewer_client: Client, reviewer: object
 ) -> None:
-    plain = tuple((text, "verifier", None, score, fact) for text, _, _, score, fact in HEBREW)
+    plain = tuple((text, "verifier", None, score, cite) for text, _, _, score, cite in HEBREW)
     page = page_of(reviewer_client, llm_judged_review(reviewer, plain))
     assert "llm-mark" not in page and "llm-summary" not in page and "LLM judge" not in page
