@@ -20,7 +20,9 @@ Untrusted titles inside markers are `<bdi>` for the same reason.
 
 A claim that word matching judged (its language is one the engine's model does not
 read) gets a visible mark after its score, the full sentence in its title and in the
-spoken verdict, and the candidate one summary line (`languages.py` words them).
+spoken verdict, and the candidate one summary line (`languages.py` words them). A claim
+the LLM judge decided, or where it fell back to the local verdict, gets its own mark
+and the candidate its own line, the same way (`llm_notes.py` words them).
 
 Markdown: `render_answer(..., markdown=True)` renders each part as CommonMark through
 `markdown.py` (the one sanitising module); claim starts and ends and unsupported words
@@ -39,8 +41,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from grounding_app.engine import WORD_MATCHING, OffsetError, byte_prefix, char_index, language_name
+from grounding_app.engine import (
+    LLM_JUDGE,
+    WORD_MATCHING,
+    OffsetError,
+    byte_prefix,
+    char_index,
+    language_name,
+)
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
+from grounding_app.rendering import llm_notes
 from grounding_app.rendering.bidi import dir_attribute, text_direction
 from grounding_app.rendering.languages import JudgeInfo, mark_text, summary
 from grounding_app.rendering.links import link_html, safe_href
@@ -101,6 +111,29 @@ class ClaimView:
     language: str | None = None  # of a checked claim, ISO 639-1
     checked_by: str | None = None  # engine.CHECKED_BY
     word_matching: str = ""  # the sentence saying a claim was word-matched (languages.py)
+    # Why the LLM judge's verdict does not stand ("timeout"), where it was asked and did not
+    # decide; "" otherwise (llm_notes.py).
+    llm_fallback: str = ""
+
+    @property
+    def llm_decided(self) -> bool:
+        return self.checked_by == LLM_JUDGE
+
+    @property
+    def llm_judge(self) -> str:
+        """The sentence saying the LLM judge decided the claim or fell back; "" if neither."""
+        if self.llm_decided:
+            return llm_notes.DECIDED
+        return (
+            llm_notes.fallback_note(self.llm_fallback, self.checked_by) if self.llm_fallback else ""
+        )
+
+    @property
+    def llm_judge_mark(self) -> str:
+        """The short visible mark ("LLM judge", "LLM fell back"); "" if neither."""
+        if self.llm_decided:
+            return llm_notes.MARK
+        return llm_notes.FELL_BACK_MARK if self.llm_fallback else ""
 
     @property
     def language_name(self) -> str:
@@ -164,6 +197,7 @@ class RenderedCandidate:
     markdown: bool = False  # some part is shown rendered from Markdown
     has_markdown: bool = False  # some part has Markdown in it (the switch is worth showing)
     word_matching: str = ""  # one line when some claim was word-matched (languages.py)
+    llm_judge: str = ""  # one line when the LLM judge decided or fell back on some claim
 
     @property
     def summary_bar(self) -> list[tuple[str, str, int, str, str]]:
@@ -338,6 +372,9 @@ def _claim_view(layout: _Layout, segment: Segment, n: int, judge: JudgeInfo) -> 
         language=segment.language,
         checked_by=segment.checked_by,
         word_matching=judge.note(segment.language) if segment.checked_by == WORD_MATCHING else "",
+        llm_fallback=""
+        if segment.checked_by == LLM_JUDGE
+        else llm_notes.fallback_reason(segment.llm_judge),
     )
     if span is not None:
         layout.placed[segment.part].append((span[0], span[1], claim))
@@ -444,6 +481,10 @@ def render_candidate(
             sum(1 for c in claims if c.checked_by),
             judge,
         ),
+        llm_judge=llm_notes.summary(
+            sum(1 for c in claims if c.llm_decided),
+            [(c.llm_fallback, c.checked_by) for c in claims if c.llm_fallback],
+        ),
     )
 
 
@@ -477,11 +518,32 @@ def _markers(claim: ClaimView) -> str:
             f'<span class="ann wm-mark" dir="ltr" title="{html.escape(claim.word_matching)}" '
             f'aria-hidden="true">{html.escape(claim.word_matching_mark)}</span>'
         )
+    if claim.llm_judge:
+        out.append(_GLUE)
+        out.append(llm_mark_html(claim, inline=True))
     spoken = claim.verdict_label + (f", score {claim.score_text}" if claim.score_text else "")
     if claim.word_matching:
         spoken += f"; {claim.word_matching}"
+    if claim.llm_judge:
+        spoken += f"; {claim.llm_judge}"
     out.append(f'<span class="ann sr-only">({html.escape(spoken)})</span>')
     return "".join(out)
+
+
+def llm_mark_html(claim: ClaimView, inline: bool = False) -> str:
+    """The LLM judge's mark of a claim: English words, so an isolate of its own (dir="ltr")
+    beside a claim of any direction; its sentence in the title (screen readers get it
+    from the spoken verdict or the row's note). A fallback is dashed, not only coloured.
+    `inline` (in the answer): its words joined by no-break spaces, not `nowrap`, which
+    Chromium breaks before even after a word joiner, leaving the mark on a line alone."""
+    kind = "llm-decided" if claim.llm_decided else "llm-fell-back"
+    words = html.escape(claim.llm_judge_mark)
+    if inline:
+        words = words.replace(" ", "\u00a0")
+    return (
+        f'<span class="{"ann " if inline else ""}llm-mark {kind}" dir="ltr" '
+        f'title="{html.escape(claim.llm_judge)}" aria-hidden="true">{words}</span>'
+    )
 
 
 def _open_span(active: list[tuple[int, int, ClaimView]], tabindex: str = ' tabindex="0"') -> str:

@@ -14,7 +14,7 @@ from html import escape
 from urllib.parse import urlencode
 
 from grounding_app.policies.rules import REDIRECT_HOSTS, SourceRef, source_domain
-from grounding_app.rendering.answer import ClaimView, RenderedCandidate, SourceView
+from grounding_app.rendering.answer import ClaimView, RenderedCandidate, SourceView, llm_mark_html
 from grounding_app.rendering.links import LINK_REL
 from grounding_app.reviews.inline import claim_html, claim_text
 from grounding_app.reviews.models import ReviewerVerdict
@@ -54,6 +54,8 @@ def _claim_cell(claim: ClaimView, markdown: bool, excluded: Mapping[str, str]) -
             '<span class="wm-note" dir="ltr"><span class="wm-mark wm-icon" aria-hidden="true">'
             f"</span>{escape(claim.word_matching)}</span>"
         )
+    if claim.llm_fallback:
+        out.append(f'<span class="llm-note" dir="ltr">{escape(claim.llm_judge)}</span>')
     for c in claim.citations:
         if c.anchor in excluded:
             out.append(
@@ -66,6 +68,16 @@ def _claim_cell(claim: ClaimView, markdown: bool, excluded: Mapping[str, str]) -
         f' aria-label="Copy claim {claim.number}">Copy</button>'
     )
     return f'<td class="claim-text" dir="auto">{"".join(out)}</td>'
+
+
+def _verdict_cell(claim: ClaimView) -> str:
+    """The verdict, and beside it the LLM judge's mark where it decided or fell back (the
+    decided one's sentence for screen readers; a fallback's is the claim's note)."""
+    out = f'<span class="badge v-{claim.verdict}">{claim.verdict_label}</span>'
+    if claim.llm_judge:
+        spoken = claim.llm_judge if claim.llm_decided else claim.llm_judge_mark
+        out += f'{llm_mark_html(claim)}<span class="sr-only">{escape(spoken)}</span>'
+    return f'<td class="verdict">{out}</td>'
 
 
 def _score_cell(claim: ClaimView) -> str:
@@ -159,8 +171,7 @@ def rows_html(
             f'data-sources="{claim.source_anchors}" tabindex="0">'
             f'<td class="num">{claim.number}</td>'
             f"{_claim_cell(claim, candidate.markdown, excluded or {})}"
-            f'<td class="verdict"><span class="badge v-{claim.verdict}">'
-            f"{claim.verdict_label}</span></td>"
+            f"{_verdict_cell(claim)}"
             f"{_score_cell(claim)}"
             f'<td class="cites" data-label="Sources">{cites}</td>'
             f"{_mine_cell(candidate.index, claim, verdict, form, query)}</tr>"

@@ -12,7 +12,8 @@ from grounding_app.active_verifier.services import judge_info
 from grounding_app.annotations.access import is_lead, visible_projects
 from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.common.importing import NOT_CHECKABLE
-from grounding_app.engine import WORD_MATCHING
+from grounding_app.engine import LLM_JUDGE, WORD_MATCHING
+from grounding_app.rendering import llm_notes
 from grounding_app.rendering.bidi import text_direction
 from grounding_app.rendering.languages import mark_text
 
@@ -49,6 +50,22 @@ def word_matching_mark(claim: ItemClaim) -> SafeString | str:
         note,
         mark_text(claim.language or None),
         note,
+    )
+
+
+@register.simple_tag
+def llm_judge_mark(claim: ItemClaim) -> SafeString | str:
+    """Beside the model's verdict, where the LLM judge gave it ("LLM judge", the sentence
+    in its title and for screen readers); "" for other claims. A labeling claim keeps
+    what judged it, not a fallback's reason, so a fallback is not shown here."""
+    if claim.checked_by != LLM_JUDGE:
+        return ""
+    return format_html(
+        '<span class="llm-mark llm-decided" dir="ltr" title="{}" aria-hidden="true">{}</span>'
+        '<span class="sr-only">{}</span>',
+        llm_notes.DECIDED,
+        llm_notes.MARK,
+        llm_notes.DECIDED,
     )
 
 
