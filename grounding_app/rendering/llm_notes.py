@@ -21,7 +21,11 @@ FELL_BACK_MARK = "LLM fell back"
 DECIDED = "Verdict decided by the LLM judge, an external model, not the local one"
 
 _PREFIX = "fell back:"
-_LOCAL = {engine.VERIFIER: "verifier", engine.FEATURE_JUDGE: "feature judge"}
+_LOCAL = {
+    engine.VERIFIER: "verifier",
+    engine.FEATURE_JUDGE: "feature judge",
+    engine.WORD_MATCHING: "word-matching judge",  # a claim in a language no model reads
+}
 
 
 def fallback_reason(stored: str | None) -> str:
@@ -36,8 +40,8 @@ def fallback_reason(stored: str | None) -> str:
 
 
 def local_name(checked_by: Sequence[str | None]) -> str:
-    """Whose verdict stands: "verifier" or "feature judge" when all fallen-back claims
-    name the same one, else "local judge"."""
+    """Whose verdict stands: "verifier", "feature judge" or "word-matching judge" when
+    all fallen-back claims name the same one, else "local judge"."""
     found = {_LOCAL.get(kind or "", "local judge") for kind in checked_by}
     return found.pop() if len(found) == 1 else "local judge"
 

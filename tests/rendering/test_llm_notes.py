@@ -49,6 +49,7 @@ def test_whose_verdict_stands() -> None:
     assert local_name(["verifier", "verifier"]) == "verifier"
     assert local_name(["feature_judge"]) == "feature judge"
     assert local_name(["verifier", "feature_judge"]) == "local judge"
+    assert local_name(["word_matching"]) == "word-matching judge"  # a Hebrew claim
 
 
 @pytest.mark.parametrize(
