@@ -1,5 +1,5 @@
-"""The compare picker, the alert rule form (a webhook URL is validated here) and the
-sampling rule form."""
+"""The compare picker, the alert rule form (a webhook URL is validated here), the
+sampling rule form (new and edited rules alike) and its pause switch."""
 
 from __future__ import annotations
 
@@ -113,7 +113,8 @@ class SamplingRuleForm(forms.ModelForm):
     class Meta:
         model = SamplingRule
         fields = ("source", "job", "project", "band", "daily_quota", "enabled")
-        labels = {"source": "Trace source", "project": "Labeling project"}
+        labels = {"source": "Trace source", "project": "Labeling project", "enabled": "Active"}
+        help_texts = {"enabled": "Unticked, the rule is paused: it sends nothing."}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -121,8 +122,12 @@ class SamplingRuleForm(forms.ModelForm):
         assert isinstance(field, JobChoice)
         recent = BatchJob.objects.order_by("-created_at", "-id")
         field.queryset = recent
+        offered = list(recent[:JOBS_OFFERED])
+        own = self.instance.job
+        if own is not None and own not in offered:  # an edited rule's older job stays picked
+            offered.append(own)
         field.widget.choices = [("", "---------")] + [
-            (str(job.pk), field.label_from_instance(job)) for job in recent[:JOBS_OFFERED]
+            (str(job.pk), field.label_from_instance(job)) for job in offered
         ]
 
     def clean_band(self) -> float:
@@ -142,3 +147,10 @@ class SamplingRuleForm(forms.ModelForm):
         if bool(data.get("source")) == bool(data.get("job")):
             raise ValidationError("Pick a trace source or a batch job, not both.")
         return data
+
+
+class SamplingStateForm(forms.Form):
+    """Pause or resume a rule: the state it should have, not a toggle, so a button sent
+    twice (a double click, a page open in two tabs) leaves it as asked."""
+
+    state = forms.ChoiceField(choices=(("paused", "Paused"), ("active", "Active")))

@@ -6,7 +6,9 @@ citation threshold, or when the answer's own judge (Gemini's confidence scores, 
 the line recorded them) and the verifier disagree. The day's quota is shared out in
 turn between the lines' sources (strata), least sure first within each, so one busy
 source cannot take it all; a claim is sent once per rule (`SampledClaim` is unique),
-and a second run on the same day only fills what is left of the quota.
+and a second run on the same day only fills what is left of the quota. A paused rule
+(`enabled` off) sends nothing; an edited one runs with its new band and quota from the
+next run on, still never resending what it sent before.
 """
 
 from __future__ import annotations
@@ -144,7 +146,20 @@ def _item(rule: SamplingRule, line: BatchLine, chosen: Sequence[Candidate]) -> C
 
 
 def sample(rule: SamplingRule, today: date) -> list[SampledClaim]:
-    """Send what is left of today's quota of uncertain claims to the rule's project."""
+    """Send what is left of today's quota of uncertain claims to the rule's project.
+
+    The rule is read again, locked, in the run's transaction: one paused or edited after
+    `rule` was loaded (during a long `sample_all`) runs as it stands now, a paused one
+    sending nothing, and two runs of one rule cannot both fill its quota."""
+    with transaction.atomic():
+        current = SamplingRule.objects.select_for_update().filter(pk=rule.pk, enabled=True)
+        found = current.first()
+        return [] if found is None else _send(found, today)
+
+
+def _send(rule: SamplingRule, today: date) -> list[SampledClaim]:
+    """The run itself, in `sample`'s transaction: the items and their SampledClaim rows
+    are stored together, so a claim is either recorded as sent or not sent."""
     left = rule.daily_quota - SampledClaim.objects.filter(rule=rule, day=today).count()
     chosen = pick(candidates(rule, today), left) if left > 0 else []
     by_line: dict[int, list[Candidate]] = defaultdict(list)
@@ -153,26 +168,23 @@ def sample(rule: SamplingRule, today: date) -> list[SampledClaim]:
     if not by_line:
         return []
     lines = BatchLine.objects.in_bulk(by_line)
-    with transaction.atomic():
-        items = add_items(rule.project, [_item(rule, lines[i], by_line[i]) for i in by_line])
-        return SampledClaim.objects.bulk_create(
-            SampledClaim(
-                rule=rule,
-                line_id=c.line_id,
-                segment=c.segment,
-                day=today,
-                stratum=c.stratum,
-                score=_segments(lines[c.line_id].result)[c.segment].get("score"),
-                item=item,
-            )
-            for item, line_id in zip(items, by_line, strict=True)
-            for c in by_line[line_id]
+    items = add_items(rule.project, [_item(rule, lines[i], by_line[i]) for i in by_line])
+    return SampledClaim.objects.bulk_create(
+        SampledClaim(
+            rule=rule,
+            line_id=c.line_id,
+            segment=c.segment,
+            day=today,
+            stratum=c.stratum,
+            score=_segments(lines[c.line_id].result)[c.segment].get("score"),
+            item=item,
         )
+        for item, line_id in zip(items, by_line, strict=True)
+        for c in by_line[line_id]
+    )
 
 
 def sample_all(today: date) -> dict[int, int]:
-    """Run every enabled rule for `today`: rule id -> claims sent."""
-    return {
-        rule.pk: len(sample(rule, today))
-        for rule in SamplingRule.objects.filter(enabled=True).select_related("project")
-    }
+    """Run every active rule for `today`: rule id -> claims sent (a paused one is
+    skipped here, and again by `sample` if it was paused since)."""
+    return {rule.pk: len(sample(rule, today)) for rule in SamplingRule.objects.filter(enabled=True)}

@@ -21,4 +21,7 @@ urlpatterns = [
     path("alerts/<int:pk>/test/", views.rule_test, name="rule_test"),
     path("alerts/<int:pk>/delete/", views.rule_delete, name="rule_delete"),
     path("sampling/", views.sampling_page, name="sampling"),
+    path("sampling/<int:pk>/edit/", views.sampling_edit, name="sampling_edit"),
+    path("sampling/<int:pk>/state/", views.sampling_state, name="sampling_state"),
+    path("sampling/<int:pk>/delete/", views.sampling_delete, name="sampling_delete"),
 ]

@@ -1,7 +1,8 @@
 """Thin views of trends, run comparisons and alert rules; each declares its access rule.
 
 Reviewers and admins see everything here; only admins create, change, test or delete
-alert rules (and see a rule's full webhook URL and secret: a Slack URL is a secret too).
+alert rules (and see a rule's full webhook URL and secret: a Slack URL is a secret too),
+and only admins add, edit, pause or delete sampling rules.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_require
 from grounding_app.batch.models import BatchJob
 from grounding_app.downloads import download
 from grounding_app.monitoring import alerts, charts, compare, tasks, trends
-from grounding_app.monitoring.forms import AlertRuleForm, CompareForm, SamplingRuleForm
+from grounding_app.monitoring.forms import (
+    AlertRuleForm,
+    CompareForm,
+    SamplingRuleForm,
+    SamplingStateForm,
+)
 from grounding_app.monitoring.models import AlertRule, SamplingRule
 from grounding_app.traces.models import SourceJob, TraceSource
 
@@ -225,6 +231,18 @@ def rule_delete(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("monitoring:rules")
 
 
+def _sampling(
+    request: HttpRequest, form: SamplingRuleForm | None, status: int = 200, error: str = ""
+) -> HttpResponse:
+    today = timezone.now().date()
+    rules = SamplingRule.objects.select_related("source", "job", "project").annotate(
+        sent=Count("sampled"), sent_today=Count("sampled", filter=Q(sampled__day=today))
+    )
+    can_manage = has_role(request.user, ADMIN)
+    context = {"rules": rules, "form": form, "can_manage": can_manage, "error": error}
+    return render(request, "monitoring/sampling.html", context, status=status)
+
+
 @reviewers
 @require_http_methods(["GET", "POST"])
 def sampling_page(request: HttpRequest) -> HttpResponse:
@@ -237,10 +255,57 @@ def sampling_page(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, "The sampling rule is saved; it sends claims from the next run.")
         return redirect("monitoring:sampling")
-    today = timezone.now().date()
-    rules = SamplingRule.objects.select_related("source", "job", "project").annotate(
-        sent=Count("sampled"), sent_today=Count("sampled", filter=Q(sampled__day=today))
-    )
+    return _sampling(request, form, status=400 if request.method == "POST" else 200)
+
+
+@admins
+@require_http_methods(["GET", "POST"])
+def sampling_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """The rule's form, filled in; a change applies from the next run, and the claims
+    the rule sent stay sent (its SampledClaim rows are kept, so none goes twice)."""
+    rule = get_object_or_404(SamplingRule, pk=pk)
+    form = SamplingRuleForm(request.POST or None, instance=rule)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(
+            request,
+            "The sampling rule is saved; the change applies from the next run, "
+            "and claims it already sent are not sent again.",
+        )
+        return redirect("monitoring:sampling")
     status = 400 if request.method == "POST" else 200
-    context = {"rules": rules, "form": form, "can_manage": can_manage}
-    return render(request, "monitoring/sampling.html", context, status=status)
+    return render(
+        request, "monitoring/sampling_rule.html", {"form": form, "rule": rule}, status=status
+    )
+
+
+@admins
+@require_POST
+def sampling_state(request: HttpRequest, pk: int) -> HttpResponse:
+    """Pause a rule (the next runs send nothing for it) or resume it."""
+    rule = get_object_or_404(SamplingRule, pk=pk)
+    form = SamplingStateForm(request.POST)
+    if not form.is_valid():
+        reason = " ".join(str(e) for e in form.errors["state"])
+        return _sampling(request, SamplingRuleForm(), 400, f"Pause or resume? {reason}")
+    rule.enabled = form.cleaned_data["state"] == "active"
+    rule.save(update_fields=["enabled"])
+    done = "resumed: it sends claims from the next run" if rule.enabled else "paused"
+    messages.success(request, f"The sampling rule is {done}.")
+    return redirect("monitoring:sampling")
+
+
+@admins
+@require_POST
+def sampling_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    """Delete a rule and its record of what it sent (its SampledClaim rows, which only
+    keep this rule from sending a claim twice); the items it sent stay in the project."""
+    rule = get_object_or_404(SamplingRule.objects.select_related("project"), pk=pk)
+    sent = rule.sampled.count()
+    rule.delete()
+    claims = "1 claim" if sent == 1 else f"{sent} claims"
+    messages.success(
+        request,
+        f"The sampling rule is deleted; the {claims} it sent stay in {rule.project.name}.",
+    )
+    return redirect("monitoring:sampling")

@@ -1,5 +1,6 @@
-"""The sampling rules page and the Verifier page's accuracy card in chromium: no
-sideways scroll at 375 px, no serious axe-core violation in light or dark; `-m slow`
+"""The sampling rules page (and a rule's edit page) and the Verifier page's accuracy card
+in chromium: no sideways scroll at 375 px, no serious axe-core violation in light or
+dark; an admin pauses and deletes a rule from the list, asked first; `-m slow`
 redraws docs/img/sampling-rules-*.png and docs/img/verifier-accuracy-*.png (light,
 dark, 375 px)."""
 
@@ -64,15 +65,44 @@ def test_sampling_and_accuracy_fit_a_phone_and_pass_axe(
     session = open_session(role="admin", name="ada")
     _seed(make_user)
     found: list[tuple[str, str, int, object]] = []
+    edit = f"/monitoring/sampling/{SamplingRule.objects.earliest('pk').pk}/edit/"
     for scheme, width in (*SHOTS, ("dark", 375)):
         _look(session, width, scheme)
-        for path in ("/monitoring/sampling/", "/verifiers/"):
+        for path in ("/monitoring/sampling/", edit, "/verifiers/"):
             session.goto(path)
             found += [(path, scheme, width, p) for p in widths_problems(session.page)]
             found += [(path, scheme, width, v) for v in violations(session.page)]
     assert session.page.locator("#team-accuracy tbody tr").count() == 3
     session.no_xss()
     assert not found, "\n".join(map(str, found))
+
+
+def test_an_admin_pauses_and_deletes_a_rule_asked_first(
+    open_session: Callable[..., Session], make_user: Callable[..., Any]
+) -> None:
+    session = open_session(role="admin", name="ada")
+    _seed(make_user)
+    sent = SamplingRule.objects.get(source__isnull=False)
+    session.goto("/monitoring/sampling/")
+    row = session.page.locator(f'tr[data-rule="{sent.pk}"]')
+    row.get_by_role("button", name="Pause").click()
+    session.page.locator(".messages", has_text="paused").wait_for()
+    assert row.locator("td").nth(6).inner_text() == "paused"
+    sent.refresh_from_db()
+    assert not sent.enabled
+    row.get_by_role("button", name="Delete").click()  # dismissed: nothing happens
+    assert session.dialogs == [
+        "Delete this sampling rule? The 6 claims it sent stay in its labeling project, "
+        "and a new rule may send them again."
+    ]
+    assert SamplingRule.objects.filter(pk=sent.pk).exists()
+    session.accept_confirms = True
+    row.get_by_role("button", name="Delete").click()
+    deleted = session.page.locator(".messages", has_text="deleted")
+    deleted.wait_for()
+    assert "the 6 claims it sent stay in support-bot: unsure claims" in deleted.inner_text()
+    assert not SamplingRule.objects.filter(pk=sent.pk).exists()
+    assert session.page.locator("tr[data-rule]").count() == 1
 
 
 @pytest.mark.slow

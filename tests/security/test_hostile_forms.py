@@ -38,7 +38,8 @@ from grounding_app.annotations.forms import (
 from grounding_app.batch import urls as batch_urls
 from grounding_app.batch.forms import BatchUploadForm
 from grounding_app.monitoring import urls as monitoring_urls
-from grounding_app.monitoring.forms import AlertRuleForm, SamplingRuleForm
+from grounding_app.monitoring.forms import AlertRuleForm, SamplingRuleForm, SamplingStateForm
+from grounding_app.monitoring.models import SamplingRule
 from grounding_app.policies import urls as policies_urls
 from grounding_app.policies.forms import AttachForm, PolicyForm
 from grounding_app.reviews import urls as reviews_urls
@@ -196,6 +197,11 @@ def _signed_in_anew(user: Any) -> Callable[[], Client]:
         return signed_in(user)()
 
     return client
+
+
+def _sampling_rule(world: World) -> str:
+    """A sampling rule of its own per walk (the delete walk's baseline deletes it)."""
+    return str(SamplingRule.objects.create(job=world.job, project=world.project).pk)
 
 
 def _forms(world: World) -> dict[str, Callable[[], Form]]:
@@ -373,6 +379,24 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
             302,
             fields_of(SamplingRuleForm),
         ),
+        "monitoring:sampling_edit": lambda: Form(
+            reverse("monitoring:sampling_edit", args=[_sampling_rule(world)]),
+            admin,
+            {"job": str(world.job.pk), "project": str(args["pk"]), "band": "0.2"}
+            | {"daily_quota": "5", "enabled": "on"},
+            302,
+            fields_of(SamplingRuleForm),
+        ),
+        "monitoring:sampling_state": lambda: Form(
+            reverse("monitoring:sampling_state", args=[_sampling_rule(world)]),
+            admin,
+            {"state": "paused"},
+            302,
+            fields_of(SamplingStateForm),
+        ),
+        "monitoring:sampling_delete": lambda: Form(
+            reverse("monitoring:sampling_delete", args=[_sampling_rule(world)]), admin, {}, 302, ()
+        ),
         "monitoring:rule_new": lambda: Form(
             reverse("monitoring:rule_new"), admin, rule_settings, 302, fields_of(AlertRuleForm)
         ),
@@ -447,6 +471,9 @@ WALKED = (
     "monitoring:rule_test",
     "monitoring:rule_delete",
     "monitoring:sampling",
+    "monitoring:sampling_edit",
+    "monitoring:sampling_state",
+    "monitoring:sampling_delete",
     "accounts:login",
     "accounts:logout",
 )
