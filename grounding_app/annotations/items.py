@@ -95,6 +95,7 @@ def add_items(
                 model_cited_facts=list(claim.cited_facts),
                 language=(claim.language or "")[:16],
                 checked_by=claim.checked_by or "",
+                llm_fallback=(claim.llm_judge or "")[:200],
             )
             for item, c in zip(items, checked, strict=True)
             for claim in c.claims

@@ -140,6 +140,9 @@ class ItemClaim(models.Model):
     # 639-1); blank for claims stored before the engine said, and for unchecked ones.
     language = models.CharField(max_length=16, blank=True)
     checked_by = models.CharField(max_length=20, blank=True)
+    # Of a claim the LLM judge was asked about and did not decide: why, as the engine
+    # stored it ("fell back: timeout"), so the pages can say the local verdict stands.
+    llm_fallback = models.CharField(max_length=200, blank=True)
     adjudicated_label = models.CharField(max_length=60, blank=True)
     adjudicated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

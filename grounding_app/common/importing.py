@@ -78,6 +78,9 @@ class ModelClaim:
     # so the labeling page can say which verdicts came from word matching.
     language: str | None = None
     checked_by: str | None = None
+    # Where the LLM judge was asked and did not decide: the engine's note ("fell back:
+    # timeout"), so the labeling pages can say so as the review page does.
+    llm_judge: str | None = None
 
 
 @dataclass(frozen=True)
@@ -259,6 +262,7 @@ def check_item(source: ItemSource, check: Check) -> CheckedItem:
                 ),
                 language=segment.language,
                 checked_by=segment.checked_by,
+                llm_judge=segment.llm_judge,
             )
         )
     return CheckedItem(source, tuple(claims))

@@ -138,6 +138,7 @@ def _item(rule: SamplingRule, line: BatchLine, chosen: Sequence[Candidate]) -> C
                 cited_facts=tuple(s.get("source_indices") or ()),
                 language=s.get("language"),
                 checked_by=s.get("checked_by"),
+                llm_judge=s.get("llm_judge"),
             )
         )
     meta = {"sampled_by": rule.pk, "batch_line": line.pk, "verifier": line.verifier}

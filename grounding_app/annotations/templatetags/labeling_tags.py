@@ -53,19 +53,47 @@ def word_matching_mark(claim: ItemClaim) -> SafeString | str:
     )
 
 
+def _llm_fallback(claim: ItemClaim) -> str:
+    """Why the LLM judge did not decide the claim, worded ("timeout"); "" if it did, or
+    was not asked."""
+    return "" if claim.checked_by == LLM_JUDGE else llm_notes.fallback_reason(claim.llm_fallback)
+
+
 @register.simple_tag
 def llm_judge_mark(claim: ItemClaim) -> SafeString | str:
     """Beside the model's verdict, where the LLM judge gave it ("LLM judge", the sentence
-    in its title and for screen readers); "" for other claims. A labeling claim keeps
-    what judged it, not a fallback's reason, so a fallback is not shown here."""
-    if claim.checked_by != LLM_JUDGE:
+    in its title and for screen readers) or fell back ("LLM fell back", dashed, its
+    sentence in the title and in `llm_fallback_note`); "" for other claims."""
+    if claim.checked_by == LLM_JUDGE:
+        kind, words, title = "llm-decided", llm_notes.MARK, llm_notes.DECIDED
+        spoken = title
+    elif reason := _llm_fallback(claim):
+        kind, words = "llm-fell-back", llm_notes.FELL_BACK_MARK
+        title = llm_notes.fallback_note(reason, claim.checked_by or None)
+        spoken = words  # the note below the claim says the sentence to everyone
+    else:
         return ""
     return format_html(
-        '<span class="llm-mark llm-decided" dir="ltr" title="{}" aria-hidden="true">{}</span>'
+        '<span class="llm-mark {}" dir="ltr" title="{}" aria-hidden="true">{}</span>'
         '<span class="sr-only">{}</span>',
-        llm_notes.DECIDED,
-        llm_notes.MARK,
-        llm_notes.DECIDED,
+        kind,
+        title,
+        words,
+        spoken,
+    )
+
+
+@register.simple_tag
+def llm_fallback_note(claim: ItemClaim) -> SafeString | str:
+    """Below a claim the LLM judge fell back on, its sentence in words, as the review
+    page's claim table says it ("LLM judge fell back (timeout): the verifier's verdict
+    stands"); "" for other claims."""
+    reason = _llm_fallback(claim)
+    if not reason:
+        return ""
+    return format_html(
+        '<p class="llm-note" dir="ltr">{}</p>',
+        llm_notes.fallback_note(reason, claim.checked_by or None),
     )
 
 
