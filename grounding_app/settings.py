@@ -404,6 +404,10 @@ except ValueError as _exc:
         "MONITORING_WEBHOOK_BACKOFF must list seconds, e.g. 10,30,60"
     ) from _exc
 MONITORING_WEBHOOK_TIMEOUT = env_int("MONITORING_WEBHOOK_TIMEOUT", 5)
+# A webhook is never posted to an internal address (loopback, private, link-local, ...;
+# server-side request forgery) unless listed here: host names, addresses or networks,
+# comma-separated, e.g. "mattermost.internal,10.20.0.0/16".
+MONITORING_WEBHOOK_ALLOW = env_list("MONITORING_WEBHOOK_ALLOW", "")
 # Sampling rules (`manage.py sample_claims`, daily from cron) look at lines checked in
 # the last SAMPLING_LOOKBACK_DAYS days. The Verifier page offers adaptation once the
 # team's labels on the active verifier's scores reach VERIFIER_ADAPT_MIN_LABELS.

@@ -10,9 +10,9 @@ A delivery is sent by `attempt`: it claims the row with a conditional update (tw
 workers never post it at once), posts the stored body, and marks it delivered on a 2xx
 answer, or records when it is due again (MONITORING_WEBHOOK_BACKOFF, by the attempts it
 has had, so a delivery sent again after a lost message keeps its place in the schedule).
-Redirects are never followed (a webhook URL is user input) and every post has a
-timeout. Receivers that see a retry after a lost answer dedupe by the payload's
-`idempotencyKey` (also the `Idempotency-Key` header).
+Redirects are never followed, internal addresses are refused (a webhook URL is user
+input: `webhooks.py`), and every post has a timeout. Receivers that see a retry after a
+lost answer dedupe by the payload's `idempotencyKey` (also the `Idempotency-Key` header).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -33,24 +32,12 @@ from django.utils import timezone
 
 from grounding_app.monitoring import trends
 from grounding_app.monitoring.models import AlertDelivery, AlertRule
+from grounding_app.monitoring.webhooks import BadWebhook, post
 
 logger = logging.getLogger(__name__)
 
 SIGNATURE_HEADER = "X-Grounding-Signature"
 ERROR_CHARS = 500
-
-
-class BadWebhook(ValueError):
-    """A webhook URL that is not an absolute http or https URL."""
-
-
-def check_url(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BadWebhook("a webhook URL starts with http:// or https:// and names a host")
-    if parts.username or parts.password:
-        raise BadWebhook("a webhook URL carries no user name or password")
-    return url
 
 
 def window(rule: AlertRule, now: datetime, back: int = 0) -> tuple[datetime, datetime]:
@@ -188,21 +175,6 @@ def test_delivery(rule: AlertRule) -> AlertDelivery:
     delivery.body = body(rule, str(delivery.idempotency_key), None, None)
     delivery.save()
     return delivery
-
-
-def post(url: str, data: bytes, headers: dict[str, str], timeout: float) -> int:
-    """POST once; the status (a redirect is returned, never followed)."""
-    parts = urlsplit(check_url(url))
-    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    connection = kind(parts.hostname or "", parts.port, timeout=timeout)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    try:
-        connection.request("POST", path, body=data, headers=headers)
-        response = connection.getresponse()
-        response.read(64 * 1024)
-        return response.status
-    finally:
-        connection.close()
 
 
 def _claim(delivery_id: int, now: datetime) -> AlertDelivery | None:

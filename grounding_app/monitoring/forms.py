@@ -7,8 +7,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from grounding_app.batch.models import BatchJob
-from grounding_app.monitoring.alerts import BadWebhook, check_url
 from grounding_app.monitoring.models import AlertRule, SamplingRule
+from grounding_app.monitoring.webhooks import BadWebhook, check_url
 
 JOBS_OFFERED = 200
 MAX_WINDOW_MINUTES = 7 * 24 * 60

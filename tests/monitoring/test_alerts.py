@@ -23,6 +23,12 @@ pytestmark = pytest.mark.django_db
 NOW = datetime(2026, 11, 30, 15, 40, tzinfo=UTC)
 
 
+@pytest.fixture(autouse=True)
+def loopback_allowed(settings: Any) -> None:
+    """The test receivers listen on 127.0.0.1, an internal address refused by default."""
+    settings.MONITORING_WEBHOOK_ALLOW = ["127.0.0.1"]
+
+
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     server = Receiver()

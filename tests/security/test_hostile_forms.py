@@ -239,7 +239,7 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
         "min_answers": "10",
         "score_below": "0.5",
         "count": "5",
-        "url": "http://127.0.0.1:9/hook",
+        "url": "https://hooks.example.com/hook",  # a name: the form does not resolve it
         "format": "generic",
         "enabled": "on",
     }

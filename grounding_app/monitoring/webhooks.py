@@ -1,0 +1,130 @@
+"""Posting a webhook to a URL a user typed: only http(s), no credentials in it, no
+redirect followed, a timeout, and never to an internal address unless the admin's
+MONITORING_WEBHOOK_ALLOW names it.
+
+An alert rule's URL is user input, and the worker that posts it sits beside the
+database, the broker and the cloud's metadata service: a rule must not make it reach
+them (server-side request forgery). The host's addresses are resolved once and checked
+(every one: a name may resolve to a public and a private address), and the connection
+goes to the checked address itself, so a name that resolves elsewhere a moment later
+(DNS rebinding) reaches nothing new. HTTPS still verifies the certificate for the name.
+"""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import ssl
+from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+IPAddress = IPv4Address | IPv6Address
+
+
+class BadWebhook(ValueError):
+    """A webhook URL that may not be posted to; the message says why."""
+
+
+def _allowed(host: str, address: IPAddress) -> bool:
+    """Whether MONITORING_WEBHOOK_ALLOW names the host, or a network holding the address."""
+    for entry in settings.MONITORING_WEBHOOK_ALLOW:
+        if entry.lower() == host.lower():
+            return True
+        try:
+            if address in ip_network(entry, strict=False):
+                return True
+        except ValueError:  # a host name, not a network
+            continue
+    return False
+
+
+def _refuse_internal(host: str, address: IPAddress) -> None:
+    if not address.is_global and not _allowed(host, address):
+        shown = host if host == str(address) else f"{host} ({address})"
+        raise BadWebhook(
+            f"{shown} is an internal address; an admin may allow it with MONITORING_WEBHOOK_ALLOW"
+        )
+
+
+def check_url(url: str) -> str:
+    """The URL, if it may be saved: http(s), a host, no credentials, and no internal
+    address written as such (a name is resolved when posting, not here)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadWebhook("a webhook URL starts with http:// or https:// and names a host")
+    if parts.username or parts.password:
+        raise BadWebhook("a webhook URL carries no user name or password")
+    try:
+        literal = ip_address(parts.hostname)
+    except ValueError:
+        return url
+    _refuse_internal(parts.hostname, literal)
+    return url
+
+
+def vetted_addresses(host: str, port: int) -> list[str]:
+    """The addresses to connect to, in the resolver's order; BadWebhook when any of the
+    host's is internal."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise BadWebhook(f"{host} does not resolve: {exc.strerror}") from exc
+    addresses = [ip_address(str(info[4][0]).split("%")[0]) for info in found]
+    for address in addresses:
+        _refuse_internal(host, address)
+    return list(dict.fromkeys(str(a) for a in addresses))
+
+
+def _connect(addresses: list[str], port: int, timeout: float | None) -> socket.socket:
+    """A socket to the first of the checked addresses that answers (a name may resolve
+    to an IPv6 and an IPv4 address, and the service listen on one of them)."""
+    failure: OSError = OSError(f"no address to connect to on port {port}")
+    for address in addresses:
+        try:
+            return socket.create_connection((address, port), timeout)
+        except OSError as exc:
+            failure = exc
+    raise failure
+
+
+class _HTTP(http.client.HTTPConnection):
+    """A connection to checked addresses, speaking to the URL's host (its Host header)."""
+
+    def __init__(self, host: str, addresses: list[str], port: int, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self.addresses = addresses
+
+    def connect(self) -> None:
+        self.sock = _connect(self.addresses, self.port, self.timeout)
+
+
+class _HTTPS(http.client.HTTPSConnection):
+    """As `_HTTP`, with TLS verified for the URL's host name."""
+
+    def __init__(self, host: str, addresses: list[str], port: int, timeout: float) -> None:
+        self.tls = ssl.create_default_context()
+        super().__init__(host, port, timeout=timeout, context=self.tls)
+        self.addresses = addresses
+
+    def connect(self) -> None:
+        raw = _connect(self.addresses, self.port, self.timeout)
+        self.sock = self.tls.wrap_socket(raw, server_hostname=self.host)
+
+
+def post(url: str, data: bytes, headers: dict[str, str], timeout: float) -> int:
+    """POST once; the status (a redirect is returned, never followed)."""
+    parts = urlsplit(check_url(url))
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    kind = _HTTPS if parts.scheme == "https" else _HTTP
+    connection = kind(host, vetted_addresses(host, port), port, timeout)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.request("POST", path, body=data, headers=headers)
+        response = connection.getresponse()
+        response.read(64 * 1024)
+        return response.status
+    finally:
+        connection.close()

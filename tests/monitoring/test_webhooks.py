@@ -1,0 +1,152 @@
+"""Webhooks never reach an internal address (server-side request forgery) unless the
+admin's MONITORING_WEBHOOK_ALLOW names it: the rule form refuses one written as such,
+and a delivery resolves the host, checks every address and connects to the checked one
+(a real local receiver stands for the internal service)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from grounding_app.monitoring import alerts
+from grounding_app.monitoring.models import AlertDelivery, AlertRule
+from grounding_app.monitoring.webhooks import BadWebhook, check_url, vetted_addresses
+from tests.monitoring.receiver import Receiver
+
+pytestmark = pytest.mark.django_db
+
+FORM = {
+    "name": "x",
+    "kind": "rate",
+    "window_minutes": 60,
+    "level": 0.2,
+    "min_answers": 1,
+    "score_below": 0.5,
+    "count": 3,
+    "format": "generic",
+    "enabled": "on",
+}
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    server = Receiver()
+    server.start()
+    yield server
+    server.stop()
+
+
+def _send(url: str) -> AlertDelivery:
+    rule = AlertRule.objects.create(name="r", url=url, window_minutes=60, min_answers=1)
+    delivery = alerts.test_delivery(rule)
+    alerts.attempt(delivery.pk)
+    return AlertDelivery.objects.get(pk=delivery.pk)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000/hook",
+        "http://10.1.2.3/hook",
+        "http://192.168.0.10/hook",
+        "http://169.254.169.254/latest/meta-data/",  # a cloud's metadata service
+        "http://0.0.0.0/hook",
+        "http://[::1]/hook",
+        "http://[::ffff:127.0.0.1]/hook",
+        "http://[fd00::1]/hook",
+        "http://100.64.0.1/hook",
+    ],
+)
+def test_the_form_refuses_an_internal_address(
+    client: Client, make_user: Callable[..., Any], url: str
+) -> None:
+    client.force_login(make_user("admin"))
+    response = client.post("/monitoring/alerts/new/", {**FORM, "url": url})
+    assert response.status_code == 400
+    assert "is an internal address; an admin may allow it" in response.content.decode()
+    assert not AlertRule.objects.exists()
+
+
+def test_a_delivery_to_an_internal_host_is_refused_and_never_sent(
+    receiver: Receiver, settings: Any
+) -> None:
+    settings.MONITORING_WEBHOOK_ALLOW = []
+    port = receiver.port
+    for url in (receiver.url, f"http://localhost:{port}/hook"):
+        delivery = _send(url)
+        assert "is an internal address" in delivery.last_error, url
+        assert delivery.state == AlertDelivery.State.PENDING  # retried on its schedule
+    assert receiver.received == []
+
+
+@pytest.mark.parametrize("allow", ["127.0.0.1", "127.0.0.0/8", "localhost", "LOCALHOST"])
+def test_the_admin_may_allow_hosts_addresses_and_networks(
+    receiver: Receiver, settings: Any, allow: str
+) -> None:
+    settings.MONITORING_WEBHOOK_ALLOW = [allow]
+    port = receiver.port
+    url = f"http://localhost:{port}/hook" if allow.lower() == "localhost" else receiver.url
+    assert _send(url).state == AlertDelivery.State.DELIVERED
+    assert len(receiver.received) == 1
+
+
+def _resolving(monkeypatch: pytest.MonkeyPatch, answers: dict[str, list[str]]) -> None:
+    real = socket.getaddrinfo
+
+    def fake(host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+        if host not in answers:
+            return real(host, port, *args, **kwargs)
+        family = {True: socket.AF_INET6, False: socket.AF_INET}
+        return [(family[":" in a], socket.SOCK_STREAM, 6, "", (a, port)) for a in answers[host]]
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake)
+
+
+def test_a_name_with_any_internal_address_is_refused(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    settings.MONITORING_WEBHOOK_ALLOW = []
+    _resolving(monkeypatch, {"hooks.example": ["93.184.216.34", "10.0.0.5"]})
+    with pytest.raises(BadWebhook, match=r"hooks\.example \(10\.0\.0\.5\) is an internal"):
+        vetted_addresses("hooks.example", 443)
+    _resolving(monkeypatch, {"hooks.example": ["93.184.216.34"]})
+    assert vetted_addresses("hooks.example", 443) == ["93.184.216.34"]
+    assert check_url("https://hooks.example/x") == "https://hooks.example/x"  # names pass
+
+
+def test_the_connection_goes_to_the_checked_address_with_the_named_host(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """Resolved once and connected to as resolved: a name that points elsewhere a moment
+    later (DNS rebinding) is not looked up again; the receiver still sees the name."""
+    settings.MONITORING_WEBHOOK_ALLOW = ["127.0.0.0/8"]
+    port = receiver.port
+    looked_up: list[str] = []
+    real = socket.getaddrinfo
+
+    def once(host: str, p: int, *args: Any, **kwargs: Any) -> Any:
+        looked_up.append(host)
+        if host == "hooks.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", p))]
+        return real(host, p, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", once)
+    assert _send(f"http://hooks.example:{port}/hook").state == AlertDelivery.State.DELIVERED
+    assert looked_up.count("hooks.example") == 1
+    assert receiver.received[0].headers["Host"] == f"hooks.example:{port}"
+
+
+def test_each_checked_address_is_tried_in_turn(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """A name may resolve to an IPv6 address first that nothing listens on."""
+    settings.MONITORING_WEBHOOK_ALLOW = ["hooks.example"]
+    _resolving(monkeypatch, {"hooks.example": ["::1", "127.0.0.1"]})
+    assert vetted_addresses("hooks.example", receiver.port) == ["::1", "127.0.0.1"]
+    assert _send(f"http://hooks.example:{receiver.port}/hook").state == (
+        AlertDelivery.State.DELIVERED
+    )
