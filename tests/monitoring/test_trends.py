@@ -135,3 +135,27 @@ def test_a_label_name_is_data_whatever_its_characters() -> None:
         points = trends.daily(trends.Scope(bot, key, value), 1, now=NOW)
         assert (points[0].answers, points[0].unsupported) == (1, 1), key
     assert trends.daily(trends.Scope(bot, "a__b", "y"), 1, now=NOW)[0].answers == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "other"),
+    [
+        ("large", "small"),
+        ("prompt v2", "prompt v1"),
+        ("a/b", "a-b"),
+        ('say "hi"', "say hi"),  # stored escaped
+        ("back\\slash", "backslash"),
+        ("modèle", "modele"),  # stored as \u00e8 on SQLite
+        ("x", "xx"),
+    ],
+)
+def test_a_label_value_matches_whole_and_only_under_its_key(value: str, other: str) -> None:
+    bot = data.source()
+    job = data.job("today", bot)
+    data.line(job, 1, NOW, labels={"model": value}, unsupported=1)
+    data.line(job, 2, NOW, labels={"model": other})
+    data.line(job, 3, NOW, labels={"prompt": value, "model": other})  # elsewhere only
+    data.line(job, 4, NOW, labels={"model": value + "2"})
+    data.line(job, 5, NOW)  # no labels
+    points = trends.daily(trends.Scope(bot, "model", value), 1, now=NOW)
+    assert (points[0].answers, points[0].unsupported) == (1, 1)
