@@ -24,7 +24,6 @@ LINES = 1_000_000
 DAYS = 30
 ROWS_PER_CALL = 20_000
 LIMIT_S = 1.0
-LABEL_LIMIT_S = 1.5
 
 _COLUMNS = (
     "job_id, number, raw, state, error, external_id, source, labels, answer, support_score, "
@@ -125,11 +124,8 @@ def test_a_million_lines_answer_under_a_second(
         for name, took in figures.items():
             shown = ", ".join(f"{t:.3f}" for t in took)
             print(f"{connection.vendor}: trends page ({name}): {shown} s")
-    # A label filter reads each line's row for its labels (no index holds them): it
-    # answered in 0.7-0.9 s here, but is held to a looser bound on a shared machine.
-    slow = {
-        n: took
-        for n, took in figures.items()
-        if took[1] >= (LABEL_LIMIT_S if "=" in n else LIMIT_S)
-    }
+    # The median of three, each page held to the bar: a label filter reads each
+    # line's row for its labels (no index holds them) and is the slowest (0.44 s here on
+    # a quiet host, up to 0.94 s with the full suite running beside it).
+    slow = {n: took for n, took in figures.items() if took[1] >= LIMIT_S}
     assert not slow, f"over {LIMIT_S} s: {slow}"
