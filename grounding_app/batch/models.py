@@ -181,6 +181,11 @@ class BatchLine(models.Model):
                 ),
                 name="batch_line_trend",
             ),
+            # Compare (grounding_app/monitoring/compare.py) finds a job's first line of
+            # an id and counts a job's ids by it, reading no row.
+            models.Index(
+                fields=("job", "state", "external_id", "number"), name="batch_line_external_id"
+            ),
         ]
 
     def __str__(self) -> str:

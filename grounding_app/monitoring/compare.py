@@ -12,15 +12,19 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
+
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 
 from grounding_app.batch.exports import claims_of
 from grounding_app.batch.models import BatchJob, BatchLine
 from grounding_app.formats.csv_cells import csv_line
 
 SHOWN = 200  # changed answers listed on the page; the exports carry all
+CHUNK = 500  # matched answers whose lines are read at once
 
-_FIELDS = ("number", "external_id", "summary", "support_score", "result", "answer")
+_FIELDS = ("number", "external_id", "summary", "support_score", "result")
 
 
 @dataclass(frozen=True)
@@ -76,16 +80,39 @@ def _moves(counter: Counter[tuple[str, str]]) -> list[tuple[str, str, int]]:
     return sorted(found, key=lambda move: (-move[2], move[0], move[1]))
 
 
-def _by_id(job: BatchJob) -> tuple[dict[str, BatchLine], int]:
-    found: dict[str, BatchLine] = {}
-    no_id = 0
-    query = BatchLine.objects.filter(job=job, state=BatchLine.State.DONE).only(*_FIELDS)
-    for line in query.order_by("number").iterator(1000):
-        if line.external_id:
-            found.setdefault(line.external_id, line)  # the first line of a repeated id
-        else:
-            no_id += 1
-    return found, no_id
+def _done(job: BatchJob) -> QuerySet[BatchLine]:
+    return BatchLine.objects.filter(job=job, state=BatchLine.State.DONE)
+
+
+def _ids(job: BatchJob) -> tuple[int, int]:
+    """The job's distinct ids and its lines without one, counted by the database."""
+    found = _done(job).aggregate(
+        ids=Count("external_id", distinct=True, filter=~Q(external_id="")),
+        no_id=Count("pk", filter=Q(external_id="")),
+    )
+    return found["ids"], found["no_id"]
+
+
+def _matches(before: BatchJob, after: BatchJob) -> Iterator[tuple[int, int]]:
+    """The primary keys of each matched answer's lines (the first line of a repeated id
+    on each side), in the order of the job before: only keys, so the stream is light."""
+    earlier = _done(before).filter(
+        external_id=OuterRef("external_id"), number__lt=OuterRef("number")
+    )
+    first_after = (
+        _done(after).filter(external_id=OuterRef("external_id")).order_by("number").values("pk")
+    )
+    rows = (
+        _done(before)
+        .exclude(external_id="")
+        .filter(~Exists(earlier))
+        .annotate(other=Subquery(first_after[:1]))
+        .order_by("number")
+        .values_list("pk", "other")
+    )
+    for pk, other in rows.iterator(CHUNK):
+        if other is not None:
+            yield pk, other
 
 
 def _keyed(claims: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
@@ -112,25 +139,24 @@ def claim_pairs(before: dict[str, Any] | None, after: dict[str, Any] | None) -> 
     return pairs
 
 
-def _matched(old: dict[str, BatchLine], new: dict[str, BatchLine]) -> Iterator[AnswerPair]:
-    for key, line in old.items():
-        if key in new:
-            other = new[key]
-            yield AnswerPair(key, line, other, tuple(claim_pairs(line.result, other.result)))
-
-
 def pairs(before: BatchJob, after: BatchJob) -> Iterator[AnswerPair]:
-    """Matched answers, in the order of the job before."""
-    yield from _matched(_by_id(before)[0], _by_id(after)[0])
+    """Matched answers, in the order of the job before; the lines, results included, are
+    read CHUNK pairs at a time, so two jobs of 100,000 lines never sit in memory."""
+    matches = _matches(before, after)
+    while chunk := list(islice(matches, CHUNK)):
+        lines = BatchLine.objects.only(*_FIELDS).in_bulk([pk for pair in chunk for pk in pair])
+        for old, new in chunk:
+            if old not in lines or new not in lines:
+                continue  # deleted since its key was read (its job deleted or expired)
+            line, other = lines[old], lines[new]
+            claims = tuple(claim_pairs(line.result, other.result))
+            yield AnswerPair(line.external_id, line, other, claims)
 
 
 def compare(before: BatchJob, after: BatchJob) -> Comparison:
-    old, no_id_old = _by_id(before)
-    new, no_id_new = _by_id(after)
+    (ids_old, no_id_old), (ids_new, no_id_new) = _ids(before), _ids(after)
     out = Comparison(before, after, no_id=no_id_old + no_id_new)
-    out.only_before = sum(key not in new for key in old)
-    out.only_after = sum(key not in old for key in new)
-    for pair in _matched(old, new):
+    for pair in pairs(before, after):
         out.matched += 1
         out.answers[(pair.before.summary, pair.after.summary)] += 1
         out.claims.update((c.before_verdict or "—", c.after_verdict or "—") for c in pair.claims)
@@ -138,6 +164,7 @@ def compare(before: BatchJob, after: BatchJob) -> Comparison:
             out.changed_total += 1
             if len(out.changed) < SHOWN:
                 out.changed.append(pair)
+    out.only_before, out.only_after = ids_old - out.matched, ids_new - out.matched
     return out
 
 

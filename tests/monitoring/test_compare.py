@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from grounding_app.batch.models import BatchJob
+from grounding_app.batch.models import BatchJob, BatchLine
 from grounding_app.monitoring import compare
 from tests.monitoring import data
 
@@ -64,6 +64,22 @@ def test_answers_match_by_id_and_claims_by_text() -> None:
         ("Paris is in France.", 0.9, 0.95, False),
         ("It has 90 million people.", 0.2, 0.7, True),
     ]
+
+
+def test_the_first_checked_line_of_a_repeated_id_wins_on_both_sides() -> None:
+    before, after = data.job("monday"), data.job("tuesday")
+    data.line(before, 1, WHEN, external_id="q1", summary="partial")
+    data.line(before, 2, WHEN, external_id="q1", summary="unsupported")
+    data.line(before, 3, WHEN, external_id="q2", summary="supported")
+    failed = data.line(after, 1, WHEN, external_id="q1", summary="unsupported")
+    BatchLine.objects.filter(pk=failed.pk).update(state=BatchLine.State.FAILED)
+    data.line(after, 2, WHEN, external_id="q1", summary="supported")
+    data.line(after, 3, WHEN, external_id="q1", summary="partial")
+    data.line(after, 4, WHEN, external_id="", summary="partial")
+    result = compare.compare(before, after)
+    assert (result.matched, result.only_before, result.only_after, result.no_id) == (1, 1, 0, 1)
+    assert [(p.id, p.before.number, p.after.number) for p in result.changed] == [("q1", 1, 2)]
+    assert result.answer_moves == [("partial", "supported", 1)]
 
 
 def test_a_claim_on_one_side_only_is_listed_with_the_other_empty() -> None:
