@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime
+from itertools import islice
 from typing import Any
+
+from django.db import connection, transaction
 
 from grounding_app.api.models import ApiKey
 from grounding_app.batch.models import BatchJob, BatchLine
@@ -61,3 +65,40 @@ def line(
         answer=f"answer {number}",
         result=result(claim_list) if claim_list is not None else None,
     )
+
+
+# An alert rule form's fields but its URL, as an admin would fill them in.
+ALERT_FORM = {
+    "name": "x",
+    "kind": "rate",
+    "window_minutes": 60,
+    "level": 0.2,
+    "min_answers": 1,
+    "score_below": 0.5,
+    "count": 3,
+    "format": "generic",
+    "enabled": "on",
+}
+
+
+def bulk_lines(columns: str, rows: Iterable[tuple[object, ...]], per_call: int = 20_000) -> None:
+    """Insert batch lines fast: COPY on PostgreSQL, executemany in batches on SQLite."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY batch_batchline ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        marks = ", ".join(["%s"] * len(columns.split(",")))
+        sql = f"INSERT INTO batch_batchline ({columns}) VALUES ({marks})"
+        it = iter(rows)
+        while batch := list(islice(it, per_call)):
+            cursor.executemany(sql, batch)  # type: ignore[arg-type]
+
+
+def analyze() -> None:
+    """The statistics (and on PostgreSQL the visibility map) a live database keeps."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "VACUUM ANALYZE batch_batchline" if connection.vendor == "postgresql" else "ANALYZE"
+        )

@@ -4,7 +4,7 @@ who may manage them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,14 +27,6 @@ NOW = datetime(2026, 11, 30, 15, 40, tzinfo=UTC)
 def loopback_allowed(settings: Any) -> None:
     """The test receivers listen on 127.0.0.1, an internal address refused by default."""
     settings.MONITORING_WEBHOOK_ALLOW = ["127.0.0.1"]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    server.start()
-    yield server
-    server.stop()
 
 
 def _rule(source: TraceSource | None, url: str, **fields: Any) -> AlertRule:
@@ -161,18 +153,7 @@ def test_the_form_refuses_what_is_not_an_http_webhook(
     client: Client, make_user: Callable[..., Any], url: str
 ) -> None:
     client.force_login(make_user("admin"))
-    form = {
-        "name": "x",
-        "kind": "rate",
-        "window_minutes": 60,
-        "level": 0.2,
-        "min_answers": 1,
-        "score_below": 0.5,
-        "count": 3,
-        "url": url,
-        "format": "generic",
-        "enabled": "on",
-    }
+    form = {**data.ALERT_FORM, "url": url}
     assert client.post("/monitoring/alerts/new/", form).status_code == 400
     assert not AlertRule.objects.exists()
 
@@ -181,18 +162,7 @@ def test_admins_manage_rules_and_send_a_test(
     client: Client, make_user: Callable[..., Any], receiver: Receiver
 ) -> None:
     client.force_login(make_user("admin"))
-    form = {
-        "name": "bot",
-        "kind": "rate",
-        "window_minutes": 30,
-        "level": 0.2,
-        "min_answers": 1,
-        "score_below": 0.5,
-        "count": 3,
-        "url": receiver.url,
-        "format": "generic",
-        "enabled": "on",
-    }
+    form = {**data.ALERT_FORM, "name": "bot", "window_minutes": 30, "url": receiver.url}
     created = client.post("/monitoring/alerts/new/", form)
     rule = AlertRule.objects.get()
     assert created.status_code == 302 and created["Location"] == f"/monitoring/alerts/{rule.pk}/"

@@ -16,11 +16,10 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import islice
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test import Client
 
 from grounding_app.batch.models import BatchJob, BatchLine
@@ -111,25 +110,10 @@ def _rows(job_id: int, after: bool, now: object) -> Iterator[tuple[object, ...]]
 
 
 def _insert(jobs: list[BatchJob]) -> None:
-    """COPY on PostgreSQL, executemany in batches on SQLite; then the statistics a live
-    database keeps (see test_scale.py)."""
     now = connection.ops.adapt_datetimefield_value(datetime.now(UTC))
-    with transaction.atomic(), connection.cursor() as cursor:
-        for after, job in enumerate(jobs):
-            rows = _rows(job.pk, bool(after), now)
-            if connection.vendor == "postgresql":
-                with cursor.cursor.copy(f"COPY batch_batchline ({_COLUMNS}) FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row(row)
-            else:
-                marks = ", ".join(["%s"] * 19)
-                sql = f"INSERT INTO batch_batchline ({_COLUMNS}) VALUES ({marks})"
-                while batch := list(islice(rows, ROWS_PER_CALL)):
-                    cursor.executemany(sql, batch)  # type: ignore[arg-type]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "VACUUM ANALYZE batch_batchline" if connection.vendor == "postgresql" else "ANALYZE"
-        )
+    for after, job in enumerate(jobs):
+        data.bulk_lines(_COLUMNS, _rows(job.pk, bool(after), now), ROWS_PER_CALL)
+    data.analyze()
 
 
 def _rss() -> int:

@@ -8,11 +8,10 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from itertools import islice
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test import Client
 
 from grounding_app.batch.models import BatchLine
@@ -66,23 +65,8 @@ def _rows(job_ids: list[int], now: datetime) -> Iterator[tuple[object, ...]]:
 
 
 def _insert(job_ids: list[int], now: datetime) -> None:
-    """COPY on PostgreSQL, executemany in batches on SQLite; then the statistics and the
-    visibility map autovacuum keeps in a live database (VACUUM ANALYZE on PostgreSQL)."""
-    rows = _rows(job_ids, now)
-    with transaction.atomic(), connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            with cursor.cursor.copy(f"COPY batch_batchline ({_COLUMNS}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            marks = ", ".join(["%s"] * 18)
-            sql = f"INSERT INTO batch_batchline ({_COLUMNS}) VALUES ({marks})"
-            while batch := list(islice(rows, ROWS_PER_CALL)):
-                cursor.executemany(sql, batch)  # type: ignore[arg-type]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "VACUUM ANALYZE batch_batchline" if connection.vendor == "postgresql" else "ANALYZE"
-        )
+    data.bulk_lines(_COLUMNS, _rows(job_ids, now), ROWS_PER_CALL)
+    data.analyze()
 
 
 def _timed(client: Client, query: dict[str, str | int]) -> list[float]:

@@ -6,7 +6,7 @@ and a delivery resolves the host, checks every address and connects to the check
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,29 +15,10 @@ from django.test import Client
 from grounding_app.monitoring import alerts
 from grounding_app.monitoring.models import AlertDelivery, AlertRule
 from grounding_app.monitoring.webhooks import BadWebhook, check_url, vetted_addresses
+from tests.monitoring import data
 from tests.monitoring.receiver import Receiver
 
 pytestmark = pytest.mark.django_db
-
-FORM = {
-    "name": "x",
-    "kind": "rate",
-    "window_minutes": 60,
-    "level": 0.2,
-    "min_answers": 1,
-    "score_below": 0.5,
-    "count": 3,
-    "format": "generic",
-    "enabled": "on",
-}
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    server.start()
-    yield server
-    server.stop()
 
 
 def _send(url: str) -> AlertDelivery:
@@ -65,7 +46,7 @@ def test_the_form_refuses_an_internal_address(
     client: Client, make_user: Callable[..., Any], url: str
 ) -> None:
     client.force_login(make_user("admin"))
-    response = client.post("/monitoring/alerts/new/", {**FORM, "url": url})
+    response = client.post("/monitoring/alerts/new/", {**data.ALERT_FORM, "url": url})
     assert response.status_code == 400
     assert "is an internal address; an admin may allow it" in response.content.decode()
     assert not AlertRule.objects.exists()
