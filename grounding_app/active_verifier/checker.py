@@ -19,11 +19,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Generic, Literal, TypeVar
 
 from django.conf import settings
 from django.db import DatabaseError, connections
@@ -46,6 +46,38 @@ logger = logging.getLogger(__name__)
 FOLLOW_SECONDS = 2.0
 # A checker's escalation by default: the LLM judge working now (none when none is set).
 FOLLOW: Final = "follow"
+
+
+T = TypeVar("T")
+
+
+class Followed(Generic[T]):
+    """A value kept in the database, read again at most once per FOLLOW_SECONDS, so a
+    change made by any process reaches every process within that time."""
+
+    def __init__(self, read: Callable[[], T]) -> None:
+        self._read = read
+        self._lock = threading.Lock()
+        self._value: T | None = None
+        self._read_at = float("-inf")
+
+    def get(self, now: float | None = None) -> T:
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if self._value is not None and now - self._read_at < FOLLOW_SECONDS:
+                return self._value
+        return self.set(self._read(), now)
+
+    def set(self, value: T, now: float | None = None) -> T:
+        with self._lock:
+            self._value = value
+            self._read_at = time.monotonic() if now is None else now
+        return value
+
+    def forget(self) -> None:
+        """The next `get` reads the database."""
+        with self._lock:
+            self._read_at = float("-inf")
 
 
 def configured_directory() -> Path:
@@ -99,31 +131,22 @@ class Checker:
     ) -> None:
         self._fixed = engine
         self._escalation = escalation
-        self._setup: JudgeSetup | None = None
-        self._judge: Escalation | None = None
-        self._judge_read_at = float("-inf")
+        self._directory = Followed(active_directory)
+        # A setup is followed as a tuple: `None` (no judge) is a value read, not "unread".
+        self._setups = Followed(lambda: (_judge_setup(),))
+        self._built: tuple[JudgeSetup | None, Escalation | None] = (None, None)
         self._lock = threading.Lock()
         self._loaded: tuple[str, GroundingEngine] | None = None
-        self._directory: Path | None = None
-        self._followed_at = float("-inf")
         self._loader: threading.Thread | None = None
 
     def directory(self, now: float | None = None) -> Path:
-        """The active verifier's directory; reads the database at most once per
-        FOLLOW_SECONDS, so a switch reaches every process within that time."""
-        now = time.monotonic() if now is None else now
-        with self._lock:
-            if self._directory is not None and now - self._followed_at < FOLLOW_SECONDS:
-                return self._directory
-        directory = active_directory()
-        with self._lock:
-            self._directory, self._followed_at = directory, now
-        return directory
+        """The active verifier's directory, followed (`Followed`)."""
+        return self._directory.get(now)
 
     def forget_followed(self) -> None:
         """The next check reads the database (after a switch here, and in tests)."""
-        with self._lock:
-            self._followed_at = self._judge_read_at = float("-inf")
+        self._directory.forget()
+        self._setups.forget()
 
     @classmethod
     def of_verifier(cls, directory: Path) -> Checker:
@@ -142,22 +165,15 @@ class Checker:
             return self._loaded[1]
 
     def escalation(self, now: float | None = None) -> Escalation | None:
-        """The LLM judge working now, re-read at most once per FOLLOW_SECONDS."""
+        """The LLM judge working now, followed, and built anew only when its setup
+        changed (a new judge starts with an empty cache)."""
         if self._escalation != FOLLOW:
             return self._escalation
-        now = time.monotonic() if now is None else now
+        (setup,) = self._setups.get(now)
         with self._lock:
-            if now - self._judge_read_at < FOLLOW_SECONDS:
-                return self._judge
-        try:
-            setup = current()
-        except DatabaseError:  # no table yet (a command before migrate): the settings'
-            setup = from_settings()
-        with self._lock:
-            if setup != self._setup:
-                self._setup, self._judge = setup, setup.build() if setup else None
-            self._judge_read_at = now
-            return self._judge
+            if setup != self._built[0]:
+                self._built = (setup, setup.build() if setup else None)
+            return self._built[1]
 
     def check(self, request: CheckRequest) -> Checked:
         engine = self.engine()
@@ -201,11 +217,17 @@ class Checker:
             self.engine()
         except DatabaseError:  # no table yet (a command before migrate): the configured one
             logger.warning("warm-up: the active verifier cannot be read", exc_info=True)
-            with self._lock:
-                self._directory, self._followed_at = configured_directory(), time.monotonic()
+            self._directory.set(configured_directory())
             self.engine()
         finally:
             connections.close_all()
+
+
+def _judge_setup() -> JudgeSetup | None:
+    try:
+        return current()
+    except DatabaseError:  # no table yet (a command before migrate): the settings'
+        return from_settings()
 
 
 _process = Checker()

@@ -152,6 +152,10 @@ def jobs(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "verifiers/page.html#jobs", context)
 
 
+def _to_judge_section() -> HttpResponse:
+    return redirect(reverse("verifiers:page") + "#llm-judge")
+
+
 @admins
 @require_POST
 def llm_judge_save(request: HttpRequest) -> HttpResponse:
@@ -165,7 +169,7 @@ def llm_judge_save(request: HttpRequest) -> HttpResponse:
         request,
         f"{state} from now on; every worker follows within {FOLLOW_SECONDS:g} seconds.",
     )
-    return redirect(reverse("verifiers:page") + "#llm-judge")
+    return _to_judge_section()
 
 
 @admins
@@ -177,7 +181,7 @@ def llm_judge_reset(request: HttpRequest) -> HttpResponse:
         found.delete()
     checker().forget_followed()
     messages.success(request, "The LLM judge is the one the LLM_JUDGE_* settings name again.")
-    return redirect(reverse("verifiers:page") + "#llm-judge")
+    return _to_judge_section()
 
 
 @admins
@@ -188,10 +192,10 @@ def llm_judge_try(request: HttpRequest) -> HttpResponse:
         setup = llm_judge.current()
     except ImproperlyConfigured as exc:
         messages.error(request, f"Not tried: {exc}")
-        return redirect(reverse("verifiers:page") + "#llm-judge")
+        return _to_judge_section()
     if setup is None:
         messages.error(request, "Not tried: no LLM judge is set.")
-        return redirect(reverse("verifiers:page") + "#llm-judge")
+        return _to_judge_section()
     works, said = llm_judge.try_endpoint(setup)
     (messages.success if works else messages.error)(request, said)
-    return redirect(reverse("verifiers:page") + "#llm-judge")
+    return _to_judge_section()
