@@ -29,7 +29,6 @@ from grounding_app.engine import (
 )
 from grounding_app.formats.grounding_jsonl import Example
 from grounding_app.metrics import BinaryReport, binary_report
-from grounding_app.verifiers.adapt.measure import example_score, weakest
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ def predict(
         )
     )
     elapsed = time.perf_counter() - started
-    score, lowest = example_score(response), weakest(response)
+    score, lowest = response.weakest_score(), response.weakest()
     claim = evidence = ""
     if recorder is not None:
         if lowest is None:

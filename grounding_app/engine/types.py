@@ -114,3 +114,14 @@ class CheckResponse:
     claims: tuple[Claim, ...]
     cited_chunks: tuple[CitedChunk, ...]
     support_score: float | None  # None when no claim needs a check
+
+    def weakest(self) -> Claim | None:
+        """The checked claim with the lowest score: an answer is as supported as its
+        weakest claim, which is how an example's verdict is measured."""
+        checked = [c for c in self.claims if c.grounding_check_required and c.score is not None]
+        return min(checked, key=lambda c: c.score or 0.0) if checked else None
+
+    def weakest_score(self) -> float:
+        """The weakest checked claim's score, 1.0 when no claim needs a check."""
+        claim = self.weakest()
+        return claim.score if claim is not None and claim.score is not None else 1.0

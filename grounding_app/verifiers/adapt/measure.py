@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from grounding_app.active_verifier.checker import Checker
-from grounding_app.engine import CheckRequest, CheckResponse, Claim
+from grounding_app.engine import CheckRequest
 from grounding_app.formats.grounding_jsonl import Example
 from grounding_app.verifiers.adapt import windows
 
@@ -71,23 +70,14 @@ def pair_logits(
     return logits, np.array([p.label for p in pairs], dtype=np.float64)
 
 
-def weakest(response: CheckResponse) -> Claim | None:
-    """The checked claim with the lowest score: what an example's verdict is."""
-    checked = [c for c in response.claims if c.grounding_check_required and c.score is not None]
-    return min(checked, key=lambda c: c.score or 0.0) if checked else None
-
-
-def example_score(response: CheckResponse) -> float:
-    """An example's score: its weakest checked claim's, 1.0 when no claim needs a check."""
-    claim = weakest(response)
-    return claim.score if claim is not None and claim.score is not None else 1.0
-
-
 def engine_scores(
     directory: Path, examples: Sequence[Example]
 ) -> dict[str, tuple[list[int], list[float]]]:
     """Per source, the labels and the engine's final scores (retrieval, windows and
     penalties included: what a request meets) with the verifier in `directory`."""
+    # Imported here: the checker reads Django settings and models, and the lab's commands
+    # (`python -m grounding_lab.fit_threshold`, ...) import this module without them.
+    from grounding_app.active_verifier.checker import Checker
     from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 
     checker = Checker.of_verifier(directory)
@@ -98,7 +88,7 @@ def engine_scores(
         request = CheckRequest(example.claim, example.facts, DEFAULT_CITATION_THRESHOLD, True)
         labels, scores = groups.setdefault(example.source, ([], []))
         labels.append(example.label)
-        scores.append(example_score(checker.check(request).response))
+        scores.append(checker.check(request).response.weakest_score())
     return groups
 
 
