@@ -23,9 +23,7 @@ def documented_modules() -> list[str]:
 
 
 def test_the_docs_name_lab_commands() -> None:
-    assert {"grounding_lab.check_runs", "grounding_lab.fit_threshold"} <= set(
-        documented_modules()
-    )
+    assert {"grounding_lab.check_runs", "grounding_lab.fit_threshold"} <= set(documented_modules())
 
 
 def test_every_documented_lab_command_imports_without_django_settings() -> None:
