@@ -10,6 +10,8 @@ sends them) are first read as statements, one per leaf: ``{"attributes":
 {"RestaurantsReservations": true}}`` becomes "attributes, restaurants reservations: yes."
 A judge trained on prose reads such statements, but not braces, quotes and ``true``; the
 words-based checks (`checks/record_flag.py`) read a yes or no by its key's words.
+A transcript's "speaker: turn" lines and an abstract's "BACKGROUND: ..." sections only
+look like records: they are read as prose.
 """
 
 from __future__ import annotations
@@ -355,7 +357,28 @@ def _key_value_lines(text: str) -> list[_Value] | None:
                 offsets = (start,) * len(words) + (end,)
             values.append(_Value((match.group("key").strip(),), words, offsets))
         line_start += len(line)
-    return values if len(values) >= 2 else None
+    if len(values) < 2 or _prose_lines(values):
+        return None
+    return values
+
+
+# A record's value is a value ("free", "Luigi's", a line-up); past this many words (the
+# median over its lines) the lines are paragraphs under headings: an abstract's sections.
+RECORD_VALUE_WORDS = 20
+
+
+def _prose_lines(values: Sequence[_Value]) -> bool:
+    """Whether ``key: value`` lines are prose with labels, not a record: a conversation,
+    where one speaker's name heads turns with another's between ("barry hughes: ...",
+    "sian gwenllian am: ...", "barry hughes: ..."), or sections whose values run to
+    paragraphs ("BACKGROUND: ..."). Read as a record, a transcript's turns were statements
+    shown without the turns around them; read as prose, a turn is read with its
+    neighbours, as the answer's summary of the meeting reads it."""
+    keys = [v.path[0].casefold() for v in values]
+    if any(k in keys[i + 2 :] and keys[i + 1] != k for i, k in enumerate(keys[:-2])):
+        return True
+    lengths = sorted(len(runs(v.words)) for v in values)
+    return lengths[(len(lengths) - 1) // 2] > RECORD_VALUE_WORDS
 
 
 def linearise(text: str) -> list[Statement] | None:

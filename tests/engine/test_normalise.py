@@ -495,6 +495,25 @@ def test_key_words(key, expected):
         ("[{'source': 'wiki', 'passage': 'Python repr, not JSON'}]", None),
         ('"just a string"', None),
         ("", None),
+        # a conversation: a speaker heads turns with another's between
+        ("alice: We should ship.\nbob: Not yet.\nalice: Why not?", None),
+        ("Alice: Hi.\nBob: Hello.\nCarol: Hey.\nbob: So, the budget.", None),
+        # sections whose values run to paragraphs: an abstract's headings
+        (
+            "BACKGROUND: " + "word " * 25 + "\nMETHODS: " + "word " * 30 + "\nRESULTS: none",
+            None,
+        ),
+        # a record keeps a repeated key on adjacent lines, and one long value among short
+        (
+            "phone: 555-0100\nphone: 555-0101\ncity: Rome",
+            ["phone: 555-0100.", "phone: 555-0101.", "city: Rome."],
+        ),
+        (
+            "name: Luigi's\ndescription: " + "a " * 30 + "trattoria\ncity: Rome",
+            ["name: Luigi's.", "description: " + "a " * 30 + "trattoria.", "city: Rome."],
+        ),
+        # kept: two speakers who speak once each, briefly, read alike as a record
+        ("alice: yes\nbob: no", ["alice: yes.", "bob: no."]),
     ],
 )
 def test_linearise(text, statements):
