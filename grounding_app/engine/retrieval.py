@@ -374,11 +374,33 @@ def _prose_lines(values: Sequence[_Value]) -> bool:
     paragraphs ("BACKGROUND: ..."). Read as a record, a transcript's turns were statements
     shown without the turns around them; read as prose, a turn is read with its
     neighbours, as the answer's summary of the meeting reads it."""
-    keys = [v.path[0].casefold() for v in values]
-    if any(k in keys[i + 2 :] and keys[i + 1] != k for i, k in enumerate(keys[:-2])):
+    if _is_conversation([v.path[0].casefold() for v in values]):
         return True
     lengths = sorted(len(runs(v.words)) for v in values)
     return lengths[(len(lengths) - 1) // 2] > RECORD_VALUE_WORDS
+
+
+def _is_conversation(keys: Sequence[str]) -> bool:
+    """Whether a speaker's name heads turns with another's between."""
+    return any(k in keys[i + 2 :] and keys[i + 1] != k for i, k in enumerate(keys[:-2]))
+
+
+def turns(text: str) -> tuple[tuple[str, str], ...]:
+    """A transcript's turns, (speaker, what was said), speakers in lower case; () for a
+    text that is no conversation. A line that names no speaker goes on the turn before."""
+    return read(text).view("turns", _turns)
+
+
+def _turns(text: str) -> tuple[tuple[str, str], ...]:
+    found: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        match = _KEY_VALUE_LINE.fullmatch(line)
+        if match is not None and ":" in line[match.end("key") : match.start("value")]:
+            found.append((match.group("key").strip().casefold(), match.group("value")))
+        elif line.strip() and found:
+            speaker, said = found[-1]
+            found[-1] = (speaker, f"{said} {line.strip()}")
+    return tuple(found) if _is_conversation([k for k, _ in found]) else ()
 
 
 def linearise(text: str) -> list[Statement] | None:

@@ -76,6 +76,7 @@ def all_checks() -> tuple[Check, ...]:
         numbers,
         record_flag,
         role,
+        speaker,
         substitution,
         swap,
         vote,
@@ -88,6 +89,7 @@ def all_checks() -> tuple[Check, ...]:
         numbers.CHECK,
         record_flag.CHECK,
         role.CHECK,
+        speaker.CHECK,
         hedge.CHECK,
         vote.CHECK,
     )
