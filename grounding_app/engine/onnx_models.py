@@ -178,11 +178,14 @@ class OnnxBert:
     """One ONNX Runtime session; `run` takes the three int64 input arrays and feeds those
     the graph has (a model without segments has no token types)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, threads: int = 0) -> None:
+        """``threads``: per run (0, ONNX Runtime's default: one per core)."""
         import onnxruntime
 
+        self.path = path
         options = onnxruntime.SessionOptions()
         options.inter_op_num_threads = 1
+        options.intra_op_num_threads = threads
         options.log_severity_level = 3
         # Threads wait for work asleep, not spinning: spinning takes the cores that other
         # workers and requests need (8 verifier pairs from the everyday request: 4.9

@@ -5,9 +5,11 @@ dev_realistic examples."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from itertools import islice
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +23,8 @@ from grounding_app.engine import (
     clear_text_caches,
 )
 from grounding_app.engine.encoders import EncodingCache, MemoEncoder, MiniLMEncoder
+from grounding_app.engine.onnx_models import OnnxBert
+from grounding_app.engine.verifier import model as verifier_model
 from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_lab.bench_requests import (
     DEFAULT_DATA,
@@ -147,3 +151,34 @@ def test_a_kept_encoding_is_exactly_the_fresh_one_with_the_int8_encoder(int8: bo
         assert np.array_equal(together, alone)
     else:
         assert np.allclose(together, alone, atol=1e-5)
+
+
+def test_pairs_run_side_by_side_give_each_pair_its_own_logit(
+    engine: GroundingEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verifier runs a request's pairs on every core at once, one thread each; each
+    pair is still its own batch, so each logit is the one it gets run alone, and the one
+    a session of ONNX Runtime's default threads gives it, bit for bit."""
+    judge: Any = engine.judge
+    request = everyday_request(benchmark_texts(DEFAULT_DATA))
+    claims = [s for s in request.answer.split(". ") if s][:6]
+    evidence = [f.text[:900] for f in request.facts][: len(claims)]
+    claims = claims[: len(evidence)]
+    assert len(claims) >= 4
+    threads: set[str] = set()
+    run = judge._model.run
+
+    def recorded(*arrays: np.ndarray) -> np.ndarray:
+        threads.add(threading.current_thread().name)
+        return run(*arrays)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(verifier_model, "cores", lambda: 2)
+        patch.setattr(judge._model, "run", recorded)
+        together = judge.logits(claims, evidence).tolist()
+    assert len(threads) == 2 and all(t.startswith("verifier") for t in threads)
+    alone = [judge.logits([c], [e])[0] for c, e in zip(claims, evidence, strict=True)]
+    assert together == alone
+    monkeypatch.setattr(verifier_model, "cores", lambda: 1)
+    monkeypatch.setattr(judge, "_model", OnnxBert(judge._model.path, threads=0))
+    assert judge.logits(claims, evidence).tolist() == alone
