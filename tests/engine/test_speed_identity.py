@@ -21,10 +21,10 @@ from grounding_app.engine import (
     Evidence,
     GroundingEngine,
     clear_text_caches,
+    onnx_models,
 )
 from grounding_app.engine.encoders import EncodingCache, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.onnx_models import OnnxBert
-from grounding_app.engine.verifier import model as verifier_model
 from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_lab.bench_requests import (
     DEFAULT_DATA,
@@ -173,12 +173,26 @@ def test_pairs_run_side_by_side_give_each_pair_its_own_logit(
         return run(*arrays)
 
     with monkeypatch.context() as patch:
-        patch.setattr(verifier_model, "cores", lambda: 2)
+        patch.setattr(onnx_models, "cores", lambda: 2)
         patch.setattr(judge._model, "run", recorded)
         together = judge.logits(claims, evidence).tolist()
-    assert len(threads) == 2 and all(t.startswith("verifier") for t in threads)
+    assert len(threads) == 2 and all(t.startswith("onnx") for t in threads)
     alone = [judge.logits([c], [e])[0] for c, e in zip(claims, evidence, strict=True)]
     assert together == alone
-    monkeypatch.setattr(verifier_model, "cores", lambda: 1)
+    monkeypatch.setattr(onnx_models, "cores", lambda: 1)
     monkeypatch.setattr(judge, "_model", OnnxBert(judge._model.path, threads=0))
     assert judge.logits(claims, evidence).tolist() == alone
+
+
+def test_texts_encoded_side_by_side_are_those_encoded_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The int8 encoder, too, runs its texts (one a run) on every core at once."""
+    encoder = MiniLMEncoder(int8=True)
+    texts = [f.text[:400] for f in everyday_request(benchmark_texts(DEFAULT_DATA)).facts]
+    with monkeypatch.context() as patch:
+        patch.setattr(onnx_models, "cores", lambda: 2)
+        together = encoder.encode(texts)
+    monkeypatch.setattr(onnx_models, "cores", lambda: 1)
+    monkeypatch.setattr(encoder, "_model", OnnxBert(encoder._model.path, threads=0))
+    assert np.array_equal(together, encoder.encode(texts))

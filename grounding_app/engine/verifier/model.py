@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -32,7 +30,7 @@ import numpy as np
 from grounding_app.engine.encoders import Encoder, MemoEncoder, bundled_minilm_path
 from grounding_app.engine.judges import ClaimInContext, Evidence
 from grounding_app.engine.lexical import compare, resolve_reference
-from grounding_app.engine.onnx_models import OnnxBert, exported, quantized
+from grounding_app.engine.onnx_models import OnnxBert, exported, quantized, side_by_side
 from grounding_app.engine.types import Penalties
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "data" / "verifier"
@@ -57,13 +55,6 @@ def claim_text(claim: ClaimInContext) -> str:
     if resolved is not None:
         return resolved
     return f"{claim.context} >> {claim.claim}"
-
-
-def cores() -> int:
-    """The cores this process may run on (its affinity, where the system tells it)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -347,12 +338,7 @@ class CrossEncoderJudge:
         own. No padding is computed then, so it costs little: 2-7 % more time than sorted
         batches of 8 on 97 dev inputs (two runs).
 
-        Pairs run side by side, one core each: a single pair of a few hundred tokens
-        keeps a second core of one run mostly waiting (300 pairs of the largest request:
-        6.8 s one after another on two cores' threads, 5.2 s two at a time on one each),
-        and each pair is still its own batch, so every logit is the same bit for bit
-        (`tests/engine/test_speed_identity.py`). The pool lives for one call: a pool
-        kept across a fork (gunicorn's workers) would wait on threads the child lacks.
+        Pairs run side by side, one core each (`onnx_models.side_by_side`).
         """
         out = np.zeros(len(claims), dtype=np.float64)
         if not claims:
@@ -364,13 +350,8 @@ class CrossEncoderJudge:
             one = slice(row, row + 1), slice(0, lengths[row])
             return float(self._model.run(ids[one], mask[one], types[one])[0, 0])
 
-        workers = min(len(claims), cores())
         with self._lock:
-            if workers == 1:
-                out[:] = [run(row) for row in range(len(claims))]
-            else:
-                with ThreadPoolExecutor(workers, thread_name_prefix="verifier") as pool:
-                    out[:] = list(pool.map(run, range(len(claims))))
+            out[:] = side_by_side(len(claims), run)
         return out
 
     def score(
