@@ -93,16 +93,21 @@ class MiniLMEncoder:
             order[start : start + self._batch_size]
             for start in range(0, len(order), self._batch_size)
         ]
-
-        def run(k: int) -> None:
-            rows = batches[k]
-            batch = self._tokenizer(
+        # Tokenised here, one batch after another: a fast tokenizer called from two
+        # threads at once can fail ("Already borrowed"); only the model runs side by side.
+        inputs = [
+            self._tokenizer(
                 [texts[i] for i in rows],
                 padding=True,
                 truncation=True,
                 max_length=self._max_length,
                 return_tensors="np",
             )
+            for rows in batches
+        ]
+
+        def run(k: int) -> None:
+            batch = inputs[k]
             mask = batch["attention_mask"].astype(np.int64)
             hidden = self._model.run(
                 batch["input_ids"].astype(np.int64),
@@ -112,7 +117,7 @@ class MiniLMEncoder:
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            out[rows] = pooled / np.maximum(norms, 1e-12)
+            out[batches[k]] = pooled / np.maximum(norms, 1e-12)
 
         with self._lock:
             if self._batch_size == 1:
