@@ -33,11 +33,11 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 
 from grounding_app.engine.lang.en import MONTH_NAMES, MONTHS
 from grounding_app.engine.lang.numbers import canonical_number, is_number_word, raw_numbers
 from grounding_app.engine.lang.sentences import CITATION_RUN
+from grounding_app.engine.lang.text import read
 
 __all__ = [
     "CITATION_RUN",
@@ -94,7 +94,6 @@ def strip_markup(text: str) -> str:
     return _RUN_OF_SPACES.sub(" ", _TAG.sub(" ", text)).strip()
 
 
-# --- numbers -----------------------------------------------------------------------------
 # --- numbers (read by `lang.numbers`) ---------------------------------------------------
 
 
@@ -189,9 +188,13 @@ def _valid(year: int, month: int, day: int) -> bool:
     return 1 <= month <= 12 and day <= 31
 
 
-# Each evidence text is read once per claim it is shown with; the last few hundred stay.
-@lru_cache(maxsize=256)
 def _dates(text: str) -> tuple[_Date, ...]:
+    """`_read_dates`, once per text: each evidence text is read for every claim it is
+    shown with (the largest request shows 200 facts' windows to 200 claims)."""
+    return read(text).view("dates", _read_dates)
+
+
+def _read_dates(text: str) -> tuple[_Date, ...]:
     """The dates of ``text``; where two forms overlap, the fuller one (the patterns'
     order: a month and year only when no day goes with them). A numeric date in
     day-month or month-day order ("04/07/1950") has both readings."""

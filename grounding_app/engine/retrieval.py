@@ -26,11 +26,10 @@ from dataclasses import dataclass
 import bm25s
 import numpy as np
 
-from grounding_app.engine.claims import split_sentences
 from grounding_app.engine.lang import CJK_RUN, bigrams, extra_forms
+from grounding_app.engine.lang.sentences import sentence_spans
 from grounding_app.engine.lang.text import read, runs
 from grounding_app.engine.lexical import content_stems, numbers
-from grounding_app.engine.offsets import byte_prefix, char_index
 from grounding_app.engine.types import Fact
 
 # bm25s raises its own logger to DEBUG on import and reports every index it builds: one
@@ -74,15 +73,13 @@ def _cut_long(fact: int, text: str, start: int, end: int) -> list[Passage]:
 
 def _sentences(index: int, text: str) -> list[Passage]:
     """``text`` cut into sentences, over-long ones into word-bounded pieces."""
-    prefix = byte_prefix(text)
     passages: list[Passage] = []
-    for sentence in split_sentences(text):
-        start = char_index(text, sentence.start, prefix)
-        end = char_index(text, sentence.end, prefix)
-        if len(sentence.text.split()) > MAX_PASSAGE_WORDS:
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        if len(sentence.split()) > MAX_PASSAGE_WORDS:
             passages.extend(_cut_long(index, text, start, end))
         else:
-            passages.append(Passage(index, start, end, sentence.text))
+            passages.append(Passage(index, start, end, sentence))
     return passages
 
 

@@ -57,19 +57,30 @@ def proper_names(texts: Sequence[str]) -> frozenset[str]:
     capital: set[str] = set()
     lower: set[str] = set()
     for passage in texts:
-        for sentence in sentences(passage):
-            words = [token.text for token in read(sentence).name_tokens]
-            if not words:
-                continue
-            lower.update(w for w in words if w[0].islower())
-            capital.update(w for w in words[1:] if w[0].isupper())
-            if len(words) > 1 and words[1][0].isupper() and f"{words[0]} {words[1]}" in sentence:
-                capital.add(words[0])
+        written = read(passage).view("name cases", _name_cases)
+        capital.update(written[0])
+        lower.update(written[1])
     skip = STOPWORDS | NEGATIONS
     return frozenset(
         {stem(w) for w in capital if w.lower() not in skip}
         - {stem(w) for w in lower if w not in skip}
     )
+
+
+def _name_cases(passage: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words a text writes capitalised where no sentence starts (or in a run of
+    capitals that does), and those it writes in lower case: read once per text."""
+    capital: set[str] = set()
+    lower: set[str] = set()
+    for sentence in sentences(passage):
+        words = [token.text for token in read(sentence).name_tokens]
+        if not words:
+            continue
+        lower.update(w for w in words if w[0].islower())
+        capital.update(w for w in words[1:] if w[0].isupper())
+        if len(words) > 1 and words[1][0].isupper() and f"{words[0]} {words[1]}" in sentence:
+            capital.add(words[0])
+    return frozenset(capital), frozenset(lower)
 
 
 @lru_cache(maxsize=64)

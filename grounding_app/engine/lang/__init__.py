@@ -246,7 +246,12 @@ def _letters(text: str) -> bool:
 
 
 def _latin_share(text: str) -> float:
-    """The share of the text's letters that are Latin ones (a-z with their accents)."""
+    """The share of the text's letters that are Latin ones (a-z with their accents), read
+    once per text (a fact is identified again for each claim it is shown with)."""
+    return read(text).view("latin share", _count_latin)
+
+
+def _count_latin(text: str) -> float:
     letters = [char for char in text if char.isalpha()]
     return sum(1 for char in letters if ord(char) < 0x250) / len(letters) if letters else 0.0
 

@@ -314,8 +314,14 @@ def _word_numbers(text: str) -> Iterator[RawNumber]:
     yield from number.found(start, end)
 
 
-def raw_numbers(text: str) -> list[RawNumber]:
-    return sorted([*_digit_numbers(text), *_word_numbers(text)], key=lambda n: n.start)
+def raw_numbers(text: str) -> tuple[RawNumber, ...]:
+    """The numbers of ``text`` in digits and words, in order: read once per text (the
+    checks and the judge's alignments ask again for each claim a passage is shown with)."""
+    return read_text(text).view("raw numbers", _raw_numbers)
+
+
+def _raw_numbers(text: str) -> tuple[RawNumber, ...]:
+    return tuple(sorted([*_digit_numbers(text), *_word_numbers(text)], key=lambda n: n.start))
 
 
 def _figure_text(match: re.Match[str]) -> str:
@@ -489,7 +495,7 @@ def quantities(text: str, language: str = "en") -> tuple[Quantity, ...]:
 
 
 def _quantities(text: str, language: str) -> tuple[Quantity, ...]:
-    numbers = raw_numbers(text)
+    numbers: Sequence[RawNumber] = raw_numbers(text)
     if language == "he":
         spans = [(n.start, n.end) for n in numbers]
         words = [

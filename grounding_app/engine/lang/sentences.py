@@ -67,6 +67,7 @@ from grounding_app.engine.lang.en import (
     SENTENCE_STARTERS,
     TERMINAL_ABBREVIATIONS,
 )
+from grounding_app.engine.lang.text import read
 
 # Citation markers ("[1]", "[2, 3]", "【3†source】"): a run of them after a terminator
 # belongs to the sentence it ends; `normalise` strips them before a text is judged.
@@ -229,8 +230,13 @@ def _marker_end(text: str, pos: int, end: int) -> int:
     return pos if marker is None else marker.end()
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Sentence spans as char indices, whitespace stripped, empty pieces dropped."""
+def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Sentence spans as char indices, whitespace stripped, empty pieces dropped; read
+    once per text (each check that reads a passage's sentences asks again)."""
+    return read(text).view("sentence spans", _sentence_spans)
+
+
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     cuts: list[int] = [0]
     line_start = 0
     for brk in _LINE_BREAK.finditer(text):
@@ -249,7 +255,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             e -= 1
         if s < e:
             spans.append((s, e))
-    return spans
+    return tuple(spans)
 
 
 def sentences(text: str) -> list[str]:

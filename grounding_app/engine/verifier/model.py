@@ -21,7 +21,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -309,21 +309,27 @@ class CrossEncoderJudge:
         # One thread per run, runs side by side (`logits`).
         self._model = OnnxBert(quantized(graph) if int8 else graph, threads=1)
         self._specials = special_tokens(pair_template(self._tokenizer))
+        # A passage's length in tokens, counted once: the largest request shows the same
+        # passages in the windows of many claims.
+        self._length = lru_cache(maxsize=50_000)(self._count_tokens)
         # One forward pass at a time per process keeps memory flat under concurrency.
         self._lock = threading.Lock()
+
+    def _count_tokens(self, text: str) -> int:
+        return len(self._tokenizer.tokenize(text)) if text else 0
 
     def _windows(self, claim: str, evidence: Evidence) -> list[str]:
         """Whole passages packed into inputs that fit beside the claim."""
         head = "".join(f"{k}: {v}\n" for k, v in evidence.attributes.items())
         room = self.config.max_length - MAX_CLAIM_TOKENS - self._specials
-        lengths = [len(self._tokenizer.tokenize(p)) for p in evidence.passages]
         windows: list[str] = []
         current: list[str] = []
-        used = len(self._tokenizer.tokenize(head)) if head else 0
-        for passage, length in zip(evidence.passages, lengths, strict=True):
+        used = self._length(head)
+        for passage in evidence.passages:
+            length = self._length(passage)
             if current and used + length > room:
                 windows.append(head + " ".join(current))
-                current, used = [], len(self._tokenizer.tokenize(head)) if head else 0
+                current, used = [], self._length(head)
             current.append(passage)
             used += length
         if current or not windows:
