@@ -1,12 +1,15 @@
-"""Load test on loopback: the app under gunicorn, N clients posting the everyday request.
+"""Load test on loopback: the app under gunicorn, N clients posting a benchmark request.
 
 `scripts/loadtest` runs it: a throwaway SQLite database, production settings (debug
 off), one API key per client (as separate chatbots would have; the per-key rate limit
 stays on), gunicorn with 2 workers, each with cores/workers torch threads
 (OMP_NUM_THREADS, unless set), then 8 clients for 60 s, each sending the next
-request as soon as the last one was answered. Every answer that is not a 200 with
-claims counts as an error. Prints p50/p95 latency, throughput and errors; exits 1 on
-any error. Bounded: the server is stopped and the database removed however it ends.
+request as soon as the last one was answered: the everyday request, or with
+`--request largest` the largest one the API accepts (200 facts of 10,000 characters,
+200 sentences), so the documented maximum is served by real workers too. Every
+answer that is not a 200 with claims counts as an error. Prints p50/p95 latency,
+throughput and errors; exits 1 on any error. Bounded: the server is stopped and the
+database removed however it ends.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grounding_app.formats.check_grounding import request_to_json
-from grounding_lab.bench_requests import benchmark_texts, everyday_request
+from grounding_lab.bench_requests import request_builders
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "grounding" / "dev.jsonl"
@@ -163,10 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--warm-up", type=float, default=5.0, help="unrecorded seconds first")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="texts to build from")
+    parser.add_argument("--request", choices=("everyday", "largest"), default="everyday")
     options = parser.parse_args(argv)
 
-    texts = benchmark_texts(options.data)
-    body = json.dumps(request_to_json(everyday_request(texts))).encode()
+    build = request_builders(options.data)[options.request]
+    body = json.dumps(request_to_json(build())).encode()
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="grounding-loadtest-") as scratch:
         env = {
@@ -199,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     total = len(latencies) + len(results.errors)
     print(
         f"{options.clients} clients, {options.workers} gunicorn workers, {options.seconds:.0f} s,"
-        f" everyday request ({len(body):,} bytes): {total} requests,"
+        f" {options.request} request ({len(body):,} bytes): {total} requests,"
         f" {total / options.seconds:.1f} req/s, {len(results.errors)} errors"
     )
     if latencies:
