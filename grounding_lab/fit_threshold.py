@@ -1,11 +1,14 @@
-"""Where a judge's best threshold lies on dev_realistic, and a verifier's bias moved so
+"""Where a judge's best threshold lies on labelled data, and a verifier's bias moved so
 that it lies at the default `citationThreshold` (0.6).
 
-    python -m grounding_lab.fit_threshold PREDICTIONS DATA [--verifier DIR]
+    python -m grounding_lab.fit_threshold PREDICTIONS DATA [--half H] [--sources S ...]
+        [--verifier DIR]
 
-PREDICTIONS is `grounding_eval --predictions` output: the engine's final scores, after
-retrieval, windows and the lexical penalties, so the threshold is the one a request
-meets (calibrating pairs alone, as `package_verifier` does, leaves it some way off).
+PREDICTIONS is `grounding_eval --predictions` or `check_runs` output: the engine's final
+scores, after retrieval, windows and the checks, so the threshold is the one a request
+meets (calibrating pairs alone, as `package_verifier` does, leaves it some way off). The
+shipped verifier's is fitted on fit_unseen's fit half (`--half select --sources
+check_covid diasumfact_qmsum`): data no verifier trained on, its other half reported.
 The optimum is the macro one, each source weighing the same, as the acceptance figure
 is. Moving the bias shifts every logit by the same amount: the ranking, and so AUC and
 the best balanced accuracy, stay exactly as they were; only where 0.6 cuts moves.
@@ -22,13 +25,24 @@ from pathlib import Path
 from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_app.metrics import macro_best_threshold
 from grounding_app.verifiers.adapt.calibrate import DEFAULT_THRESHOLD, bias_shift
+from grounding_lab.evaluation import document_half
 
 
 def read_scores(
-    predictions: Path, data: Path
+    predictions: Path,
+    data: Path,
+    half: str | None = None,
+    sources: Sequence[str] = (),
 ) -> dict[str, dict[str, tuple[list[int], list[float]]]]:
-    """judge -> source -> (labels, scores) for the labelled examples predicted."""
-    examples = {e.id: e for e in read_examples(data) if e.label is not None}
+    """judge -> source -> (labels, scores) for the labelled examples predicted, of one
+    half by document and of `sources` where given."""
+    examples = {
+        e.id: e
+        for e in read_examples(data)
+        if e.label is not None
+        and (half is None or document_half(e) == half)
+        and (not sources or e.source in sources)
+    }
     out: dict[str, dict[str, tuple[list[int], list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: ([], []))
     )
@@ -50,9 +64,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--judge", help="the judge whose rows count (default: the only one)")
     parser.add_argument("--verifier", type=Path, help="verifier dir whose bias is moved")
     parser.add_argument("--target", type=float, default=DEFAULT_THRESHOLD)
+    parser.add_argument("--half", choices=("select", "report"), help="one half by document")
+    parser.add_argument("--sources", nargs="+", default=[], help="only these sources")
     args = parser.parse_args(argv)
 
-    scores = read_scores(args.predictions, args.data)
+    scores = read_scores(args.predictions, args.data, args.half, args.sources)
     for judge, sources in scores.items():
         t, accuracy = macro_best_threshold(list(sources.values()))
         print(f"{judge}: macro optimum {t:.3f} (balanced accuracy {accuracy:.4f})")
@@ -66,7 +82,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     config = json.loads(path.read_text())
     shift = bias_shift(best, float(config["temperature"]), args.target)
     config["bias"] = float(config["bias"]) + shift
-    config["threshold_fitted_on"] = f"{args.data.name}: macro optimum {best:.3f} -> {args.target}"
+    where = " ".join(
+        [args.data.name]
+        + ([f"{args.half} half"] if args.half else [])
+        + ([f"({', '.join(args.sources)})"] if args.sources else [])
+    )
+    config["threshold_fitted_on"] = f"{where}: macro optimum {best:.3f} -> {args.target}"
     path.write_text(json.dumps(config, indent=2) + "\n")
     print(f"{path}: bias moved by {shift:+.4f} to {config['bias']:.4f}")
 

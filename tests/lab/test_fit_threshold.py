@@ -8,6 +8,7 @@ import math
 import pytest
 
 from grounding_lab import fit_threshold
+from grounding_lab.evaluation import document_half
 from tests.lab.predictions import write_files
 
 
@@ -59,3 +60,39 @@ def test_main_refuses_to_guess_between_judges(tmp_path) -> None:
     (tmp_path / "verifier.json").write_text(json.dumps({"temperature": 1.0, "bias": 0.0}))
     with pytest.raises(SystemExit):
         fit_threshold.main([str(out), str(data), "--verifier", str(tmp_path)])
+
+
+def test_one_half_of_some_sources_is_read(tmp_path) -> None:
+    """The shipped threshold is fitted on fit_unseen's fit half, its fittable sources only:
+    examples of the other half or of another source must not move it."""
+    rows = [
+        {
+            "id": str(i),
+            "source": "a" if i % 3 else "b",
+            "facts": [{"text": f"Document number {i}."}],
+            "claim": "A claim.",
+            "label": i % 2,
+        }
+        for i in range(60)
+    ]
+    data = tmp_path / "fit.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "runs.jsonl"
+    out.write_text("".join(json.dumps({"id": r["id"], "score": 0.5}) + "\n" for r in rows))
+    examples = {e.id: e for e in fit_threshold.read_examples(data)}
+    wanted = sorted(
+        i for i, e in examples.items() if e.source == "a" and document_half(e) == "select"
+    )
+    assert 0 < len(wanted) < 40  # both halves and both sources are there to leave out
+
+    scores = fit_threshold.read_scores(out, data, "select", ["a"])
+
+    assert list(scores["engine"]) == ["a"]
+    labels, _ = scores["engine"]["a"]
+    assert labels == [examples[i].label for i in sorted(wanted, key=int)]
+    (tmp_path / "verifier.json").write_text(json.dumps({"temperature": 1.0, "bias": 0.0}))
+    fit_threshold.main(
+        [str(out), str(data), "--half", "select", "--sources", "a", "--verifier", str(tmp_path)]
+    )
+    config = json.loads((tmp_path / "verifier.json").read_text())
+    assert config["threshold_fitted_on"].startswith("fit.jsonl select half (a): macro optimum")
