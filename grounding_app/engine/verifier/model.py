@@ -324,12 +324,12 @@ class CrossEncoderJudge:
         room = self.config.max_length - MAX_CLAIM_TOKENS - self._specials
         windows: list[str] = []
         current: list[str] = []
-        used = self._length(head)
+        used = head_length = self._length(head)
         for passage in evidence.passages:
             length = self._length(passage)
             if current and used + length > room:
                 windows.append(head + " ".join(current))
-                current, used = [], self._length(head)
+                current, used = [], head_length
             current.append(passage)
             used += length
         if current or not windows:
