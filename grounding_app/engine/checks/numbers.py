@@ -36,7 +36,11 @@ LLM answers round ("about 2.1 million" for 2,102,650), scale ("2.1M"), spell out
   when an evidence number lies inside it ("10-12" and "10 to 12" also write scores and
   changes: "3-13 to 1-11", "from $10.99 to $13.99").
 
-A year is compared only with a year, except where it is written alike.
+A year is compared only with a year, except where it is written alike. A figure hyphened
+onto a capitalised word is part of a name ("COVID-19", "SARS-CoV-2", "F-16"), not a number
+the evidence must state: an abstract that says "SARS-CoV-2" supports a claim about
+"COVID-19" as far as numbers go (on fit_unseen's fit half the check fired on 104
+examples, 43 of them such names, at 0.50 precision; without them 61 at 0.51).
 
 No other derivations: products, ratios of unrelated numbers, averages, unit conversions
 ("5 km" from "5,000 m") and differences between dates are where a coincidence passes for
@@ -63,6 +67,9 @@ _TALL = ("The tower is 330 metres tall and was finished in 1889.",)
 _PRICE = ("Tickets cost €25 for adults and €12 for children.",)
 _RATE = ("Turnout rose from 40% in 2015 to 52% in 2019.",)
 _CASES = "There were 19,000 cases in 2015, against 17,300 in 2006."
+_VIRUS = ("The coronavirus spreads through respiratory droplets.",)
+_JET = ("The F-16 first flew in 1974.",)
+_SALES = ("Sales fell in mid-2020.",)
 _JERUSALEM = ("אוכלוסיית ירושלים מונה 971,800 תושבים, לפי נתוני 2021.",)
 _TEL_AVIV = ("בתל אביב גרים כ-460 אלף תושבים.",)
 _ISRAEL = ("אוכלוסיית ישראל מונה 9.8 מיליון תושבים, מהם 2.1 מיליון ערבים.",)
@@ -147,6 +154,17 @@ CHECK = Check(
                 ("A third of the MPs want a new deal, and another third want to leave.",),
                 True,
             ),
+            # A figure hyphened onto a capitalised word names; at a sentence's start the
+            # capital is the sentence's.
+            ("COVID-19 spreads through droplets.", _VIRUS, False),
+            ("Infection with SARS-CoV-2 is spread by droplets.", _VIRUS, False),
+            ("The F-16 first flew in 1974.", _JET, False),
+            ("The F-16 first flew in 1976.", _JET, True),
+            ("Sales fell in mid-2021.", _SALES, True),
+            ("Mid-2021 sales fell.", _SALES, True),
+            ("Mid-2020 sales fell.", _SALES, False),
+            # Kept miss: a name's figure swapped is another name, for `substitution`.
+            ("The F-35 first flew in 1974.", _JET, False),
             # Kept miss: an age needs today's date, which no passage states.
             ("The stadium is 15 years old.", _STADIUM, True),
         ),

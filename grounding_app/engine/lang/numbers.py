@@ -647,10 +647,29 @@ def supported(claim: Quantity, passages: Sequence[Sequence[Quantity]]) -> bool:
     )
 
 
+# A figure hyphened onto a word with a capital letter is part of a name, not an amount
+# the evidence must state: "COVID-19" where an abstract says "SARS-CoV-2", "GPT-4",
+# "F-16" (a name swapped is `substitution`'s). At a sentence's start the capital is the
+# sentence's ("Mid-2020", "Under-21s"), unless another letter of the word is one too.
+_NAME_BEFORE = re.compile(r"(?:^|(?P<lead>[.!?:]?)\s*)(?P<word>[^\W\d_]+)-$")
+
+
+def _in_name(text: str, number: Quantity) -> bool:
+    match = _NAME_BEFORE.search(text[max(0, number.start - 40) : number.start])
+    if match is None or not text[number.start].isdigit():
+        return False
+    word = match.group("word")
+    capitals = sum(c.isupper() for c in word)
+    at_start = match.start("word") == 0 or bool(match.group("lead"))
+    return capitals > 1 or (capitals == 1 and not at_start)
+
+
 def unsupported(claim: str, passages: Sequence[str], language: str = "en") -> list[Quantity]:
     """The claim's numbers that the evidence passages do not state."""
     read = [quantities(p, language) for p in passages]
-    return [q for q in quantities(claim, language) if not supported(q, read)]
+    return [
+        q for q in quantities(claim, language) if not supported(q, read) and not _in_name(claim, q)
+    ]
 
 
 def _written(claim: Quantity, value: Decimal) -> str:
