@@ -1,9 +1,11 @@
-"""Load test on loopback: the app under gunicorn, N clients posting a benchmark request.
+"""Load test on loopback: the app under `scripts/serve`, N clients posting a benchmark request.
 
-`scripts/loadtest` runs it: a throwaway SQLite database, production settings (debug
-off), one API key per client (as separate chatbots would have; the per-key rate limit
-stays on), gunicorn with 2 workers, each with cores/workers torch threads
-(OMP_NUM_THREADS, unless set), then 8 clients for 60 s, each sending the next
+`scripts/loadtest` runs it: production settings (debug off) on a throwaway SQLite
+database, or on the database `--database-url` names (a PostgreSQL one, migrated by
+`scripts/serve`), one API key per client (as separate chatbots would have; the per-key
+rate limit stays on), `scripts/serve` as a deployer starts it (its gunicorn.conf.py:
+worker timeout, torch threads shared among the workers) with 2 workers, then 8 clients
+for 60 s, each sending the next
 request as soon as the last one was answered: the everyday request, or with
 `--request largest` the largest one the API accepts (200 facts of 10,000 characters,
 200 sentences), so the documented maximum is served by real workers too. Every
@@ -124,16 +126,14 @@ def _manage(env: dict[str, str], *args: str) -> str:
 
 
 @contextlib.contextmanager
-def _gunicorn(env: dict[str, str], port: int, workers: int, log_path: Path) -> Iterator[None]:
-    """gunicorn serving the app until the block ends, its output in `log_path`."""
+def _serve(env: dict[str, str], port: int, workers: int, log_path: Path) -> Iterator[None]:
+    """`scripts/serve` serving the app until the block ends, its output in `log_path`."""
     with log_path.open("w") as log:
         server = subprocess.Popen(
             [
-                str(Path(sys.executable).with_name("gunicorn")),
-                "grounding_app.wsgi:application",
+                str(ROOT / "scripts" / "serve"),
                 f"--workers={workers}",
                 f"--bind=127.0.0.1:{port}",
-                "--timeout=120",
                 "--log-level=warning",
             ],
             cwd=ROOT,
@@ -167,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warm-up", type=float, default=5.0, help="unrecorded seconds first")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="texts to build from")
     parser.add_argument("--request", choices=("everyday", "largest"), default="everyday")
+    parser.add_argument(
+        "--database-url", default="", help="an existing database (default: a throwaway SQLite)"
+    )
     options = parser.parse_args(argv)
 
     build = request_builders(options.data)[options.request]
@@ -174,17 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="grounding-loadtest-") as scratch:
         env = {
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"},
             "SECRET_KEY": secrets.token_urlsafe(50),
-            "DJANGO_DEBUG": "0",
             "ALLOWED_HOSTS": "127.0.0.1",
+            "PUBLIC_URL": "http://127.0.0.1",
             "SECURE_SSL_REDIRECT": "0",  # plain http on loopback
-            "DATABASE_URL": f"sqlite:///{scratch}/db.sqlite3",
+            "DATABASE_URL": options.database_url or f"sqlite:///{scratch}/db.sqlite3",
+            "CELERY_BROKER_URL": f"sqla+sqlite:///{scratch}/broker.sqlite3",
+            "STATIC_ROOT": f"{scratch}/static",
             "GROUNDING_PRELOAD": "1",
-            # One torch thread pool per worker, sized so workers do not fight over cores.
-            "OMP_NUM_THREADS": os.environ.get(
-                "OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // options.workers))
-            ),
         }
         _manage(env, "migrate", "--noinput")
         keys = [
@@ -192,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             for n in range(options.clients)
         ]
         try:
-            with _gunicorn(env, port, options.workers, Path(scratch) / "server.log"):
+            with _serve(env, port, options.workers, Path(scratch) / "server.log"):
                 _run_clients(port, body, keys, options.warm_up)  # first-request costs
                 results = _run_clients(port, body, keys, options.seconds)
         except RuntimeError as exc:
@@ -203,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     total = len(latencies) + len(results.errors)
     print(
         f"{options.clients} clients, {options.workers} gunicorn workers, {options.seconds:.0f} s,"
+        f" {env['DATABASE_URL'].split(':')[0]},"
         f" {options.request} request ({len(body):,} bytes): {total} requests,"
         f" {total / options.seconds:.1f} req/s, {len(results.errors)} errors"
     )
