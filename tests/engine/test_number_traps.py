@@ -16,6 +16,10 @@ PARIS = (
     " 2,102,650 residents."
 )
 BUDGET = "This year $20.3 million of a $50 million budget goes to schools."
+TRIO = (
+    "Ann Lee, Bo Park and Cy Diaz appeared at the Old Bailey in London on 28 April."
+    " The trio will next appear before Woolwich Crown Court in September."
+)
 # The numbers check accepts the bound; the verifier reads "over 2 million" against
 # 2,102,650 at 0.23. Writing the bound as the evidence's value for it ("2,102,650") passed
 # it, but also passed two unsupported dev_realistic claims ("arrested more than 100
@@ -43,6 +47,8 @@ def engine() -> GroundingEngine:
         ("Paris has over 3 million residents.", PARIS, False),
         ("Roughly 40% of the budget goes to schools.", BUDGET, True),
         ("Roughly 60% of the budget goes to schools.", BUDGET, False),
+        ("Three people appeared at the Old Bailey in London.", TRIO, True),
+        ("Four people appeared at the Old Bailey in London.", TRIO, False),
     ],
 )
 def test_rounded_hedged_and_derived_numbers_are_compared_by_value(engine, answer, fact, expected):

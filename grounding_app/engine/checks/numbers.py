@@ -32,6 +32,9 @@ LLM answers round ("about 2.1 million" for 2,102,650), scale ("2.1M"), spell out
   figures of 2006 and 2015): the claim's unit says it counts years between stated ones;
 * or, as before, its value or bare figure is written in the evidence ("200 million" and
   "200") as a number of a compatible kind;
+* a count is supported by a noun of the evidence that states it ("three people" by "the
+  trio", "two" by "the pair"; `en.COLLECTIVE_COUNTS`): exactly or "about" it, a count
+  only, never a measure ("2 days" is not "the pair");
 * a range is supported when both of its ends are; one written "between 10 and 12" also
   when an evidence number lies inside it ("10-12" and "10 to 12" also write scores and
   changes: "3-13 to 1-11", "from $10.99 to $13.99").
@@ -70,6 +73,7 @@ _CASES = "There were 19,000 cases in 2015, against 17,300 in 2006."
 _VIRUS = ("The coronavirus spreads through respiratory droplets.",)
 _JET = ("The F-16 first flew in 1974.",)
 _SALES = ("Sales fell in mid-2020.",)
+_TRIO = ("Ann Lee, Bo Park and Cy Diaz appeared in court. The trio will appear again in May.",)
 _JERUSALEM = ("אוכלוסיית ירושלים מונה 971,800 תושבים, לפי נתוני 2021.",)
 _TEL_AVIV = ("בתל אביב גרים כ-460 אלף תושבים.",)
 _ISRAEL = ("אוכלוסיית ישראל מונה 9.8 מיליון תושבים, מהם 2.1 מיליון ערבים.",)
@@ -165,6 +169,15 @@ CHECK = Check(
             ("Mid-2020 sales fell.", _SALES, False),
             # Kept miss: a name's figure swapped is another name, for `substitution`.
             ("The F-35 first flew in 1974.", _JET, False),
+            # A noun states a count, and only a count.
+            ("Three people appeared in court.", _TRIO, False),
+            ("Four people appeared in court.", _TRIO, True),
+            ("More than three people appeared in court.", _TRIO, True),
+            ("The hearing lasted 3 hours.", _TRIO, True),
+            # Kept miss: names listed are not counted.
+            ("Three people were charged.", ("Ann Lee, Bo Park and Cy Diaz were charged.",), True),
+            # Kept miss: a noun's count supports a count of anything.
+            ("The pair won 3 games.", ("The trio won the relay.",), False),
             # Kept miss: an age needs today's date, which no passage states.
             ("The stadium is 15 years old.", _STADIUM, True),
         ),

@@ -282,6 +282,20 @@ ORDINALS = {w: int(v) for w, v in (item.split(":") for item in _ORDINAL_TEXT.spl
 # "a third of"); they count only after a tens word ("twenty-first").
 LOW_ORDINALS = {"first": 1, "second": 2, "third": 3}
 SPELLED_NUMBERS = frozenset([*UNITS, *TENS, *SCALES, *ORDINALS, "hundred", "dozen"])
+# Nouns that state how many of something there are: "The trio will next appear" states
+# three. Read in the evidence only: a claim's "the trio" may name three people the
+# evidence lists by name, which no reader here counts. "Both" and "a couple of" are left
+# out: "both" points back at things already named, "a couple of" is loose.
+COLLECTIVE_COUNTS = {
+    "pair": 2,
+    "duo": 2,
+    "twins": 2,
+    "trio": 3,
+    "triplets": 3,
+    "quartet": 4,
+    "quintet": 5,
+    "sextet": 6,
+}
 # What makes a number word before it a fraction ("two-thirds", "three quarters", "one
 # fifth"), and of how many parts.
 DENOMINATORS = {

@@ -17,7 +17,8 @@ range), the hedge before it and its span in the text:
 * hedges: "about", "roughly", "nearly", "כ-" ... (both ways within the rounding);
   "over", "more than", "at least", "יותר מ-" (a lower bound); "under", "up to", "פחות
   מ-" (an upper bound);
-* ranges ("10–12", "10 to 12", "between 10 and 12", "$10-12 million").
+* ranges ("10–12", "10 to 12", "between 10 and 12", "$10-12 million");
+* in the evidence, for `unsupported`, a count a noun states ("the trio": 3).
 
 Fractions in words are read as percentages, hedged "about" (a writer's "two-thirds" is
 rarely exactly 66.7 %): a number word before a denominator ("two-thirds", "three
@@ -664,11 +665,29 @@ def _in_name(text: str, number: Quantity) -> bool:
     return capitals > 1 or (capitals == 1 and not at_start)
 
 
+def _collective_counts(text: str) -> frozenset[Decimal]:
+    """The counts ``text`` states with a noun ("the trio": 3; `en.COLLECTIVE_COUNTS`)."""
+    words = (w.casefold() for w in _LETTER_WORD.findall(text))
+    return frozenset(Decimal(en.COLLECTIVE_COUNTS[w]) for w in words if w in en.COLLECTIVE_COUNTS)
+
+
+def _counted(claim: Quantity, passages: Sequence[str]) -> bool:
+    """Whether a passage states the claim's count with a noun ("three people": "the
+    trio"); exactly, or "about" it, and only a count, never a measure ("2 days")."""
+    if claim.kind != COUNT or claim.high is not None or claim.hedge not in ("", ABOUT):
+        return False
+    return any(
+        claim.value in read_text(p).view("collective counts", _collective_counts) for p in passages
+    )
+
+
 def unsupported(claim: str, passages: Sequence[str], language: str = "en") -> list[Quantity]:
     """The claim's numbers that the evidence passages do not state."""
     read = [quantities(p, language) for p in passages]
     return [
-        q for q in quantities(claim, language) if not supported(q, read) and not _in_name(claim, q)
+        q
+        for q in quantities(claim, language)
+        if not supported(q, read) and not _in_name(claim, q) and not _counted(q, passages)
     ]
 
 
