@@ -13,6 +13,11 @@ the kernel reset the connection, and the client, still sending, sees a reset or 
 EOF instead of the answer. So what the app left unread is read and dropped before the
 answer goes out, up to MAX_DRAIN_BYTES; only a client that declares more than that is
 answered without it.
+
+With GROUNDING_PRELOAD on, a serving process (gunicorn's worker, runserver) starts
+loading the active verifier here, not in an app's `ready()`: a command such as `migrate`
+on a new database would read the verifier's table before it exists, and print a
+traceback and Django's warning about queries during app initialisation.
 """
 
 from __future__ import annotations
@@ -113,6 +118,14 @@ class BodyFraming:
         return response
 
 
+def _preload() -> None:
+    from grounding_app.active_verifier.checker import checker  # once the apps are loaded
+
+    checker().warm_up_in_background()
+
+
 application = BodyFraming(
     get_wsgi_application(), settings.MAX_REQUEST_BYTES, settings.MAX_DRAIN_BYTES
 )
+if settings.GROUNDING_PRELOAD:
+    _preload()
