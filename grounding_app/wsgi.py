@@ -14,10 +14,11 @@ EOF instead of the answer. So what the app left unread is read and dropped befor
 answer goes out, up to MAX_DRAIN_BYTES; only a client that declares more than that is
 answered without it.
 
-With GROUNDING_PRELOAD on, a serving process (gunicorn's worker, runserver) starts
-loading the active verifier here, not in an app's `ready()`: a command such as `migrate`
-on a new database would read the verifier's table before it exists, and print a
-traceback and Django's warning about queries during app initialisation.
+A serving process (gunicorn's worker, runserver) starts its background work here, not
+in an app's `ready()`, which every command runs too: loading the active verifier with
+GROUNDING_PRELOAD on (`migrate` on a new database would read the verifier's table before
+it exists) and purging expired data every RETENTION_PURGE_INTERVAL seconds (a purge
+started during app initialisation draws Django's warning about such queries).
 """
 
 from __future__ import annotations
@@ -118,14 +119,18 @@ class BodyFraming:
         return response
 
 
-def _preload() -> None:
-    from grounding_app.active_verifier.checker import checker  # once the apps are loaded
+def _start_background_work() -> None:
+    # Imported once the apps are loaded.
+    from grounding_app.active_verifier.checker import checker
+    from grounding_app.retention.scheduler import start_purging
 
-    checker().warm_up_in_background()
+    if settings.GROUNDING_PRELOAD:
+        checker().warm_up_in_background()
+    if settings.RETENTION_PURGE_INTERVAL:
+        start_purging(settings.RETENTION_PURGE_INTERVAL)
 
 
 application = BodyFraming(
     get_wsgi_application(), settings.MAX_REQUEST_BYTES, settings.MAX_DRAIN_BYTES
 )
-if settings.GROUNDING_PRELOAD:
-    _preload()
+_start_background_work()
