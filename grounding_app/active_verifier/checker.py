@@ -215,7 +215,7 @@ class Checker:
     def _warm_up(self) -> None:
         try:
             self.engine()
-        except DatabaseError:  # no table yet (a command before migrate): the configured one
+        except DatabaseError:  # no table yet (served before migrate): the configured one
             logger.warning("warm-up: the active verifier cannot be read", exc_info=True)
             self._directory.set(configured_directory())
             self.engine()
