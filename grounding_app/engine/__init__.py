@@ -27,7 +27,14 @@ from grounding_app.engine.judges import (
 from grounding_app.engine.lang import PROFILES, identify, language_name, profile
 from grounding_app.engine.lang.text import clear_text_caches
 from grounding_app.engine.lang.tokens import count_tokens
-from grounding_app.engine.lexical import content_stems, numbers, refers_back
+from grounding_app.engine.lexical import (
+    NAME_MARK,
+    NUMBER_MARK,
+    claim_marks,
+    content_stems,
+    numbers,
+    refers_back,
+)
 from grounding_app.engine.offsets import (
     OffsetError,
     byte_prefix,
@@ -57,7 +64,7 @@ from grounding_app.engine.types import (
     Fact,
     Penalties,
 )
-from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
+from grounding_app.engine.unsupported import ClaimToExplain, best_passage, unsupported_spans
 
 # The verifier's training surface, for `grounding_lab/`. Its MAX_LENGTH is renamed: beside the
 # request limits above, a bare MAX_LENGTH would read as one of them.
@@ -95,7 +102,9 @@ __all__ = [
     "MAX_ANSWER_TOKENS",
     "MAX_FACTS",
     "MAX_FACT_CHARS",
+    "NAME_MARK",
     "NO_CHECK_REASONS",
+    "NUMBER_MARK",
     "VERIFIER",
     "VERIFIER_DIR",
     "VERIFIER_MAX_LENGTH",
@@ -126,9 +135,11 @@ __all__ = [
     "Penalties",
     "Ruling",
     "WordMatchJudge",
+    "best_passage",
     "build_model",
     "byte_prefix",
     "char_index",
+    "claim_marks",
     "claim_text",
     "clear_text_caches",
     "content_stems",

@@ -36,6 +36,7 @@ from grounding_app.engine.normalise import (
     is_number_word,
     number_spans,
 )
+from grounding_app.engine.offsets import byte_prefix
 
 
 def words(text: str) -> list[str]:
@@ -68,6 +69,42 @@ def names(text: str) -> set[str]:
             continue
         found.add(stem(word))
     return found
+
+
+NUMBER_MARK = "number"
+NAME_MARK = "name"
+
+
+def claim_marks(claim: str, passage: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of the claim's numbers (`NUMBER_MARK`, compared by value) and
+    names (`NAME_MARK`, as `names` reads them; a name's adjacent words joined) where
+    `passage` states them, as UTF-8 byte spans of the passage in order: what a reviewer
+    looks for in the evidence shown beside a claim."""
+    values = canonical_numbers(claim)
+    found: list[tuple[int, int, str]] = [
+        (start, end, NUMBER_MARK) for start, end, value in number_spans(passage) if value in values
+    ]
+    wanted = names(claim)
+    for token in read(passage).word_tokens:
+        word = token.text
+        if (
+            not word[0].isupper()
+            or word.lower() in NOT_NAMES
+            or is_number_word(word)
+            or stem(word) not in wanted
+        ):
+            continue
+        last = found[-1] if found and found[-1][2] == NAME_MARK else None
+        if last is not None and not passage[last[1] : token.start].strip():
+            found[-1] = (last[0], token.end, NAME_MARK)
+        else:
+            found.append((token.start, token.end, NAME_MARK))
+    marks: list[tuple[int, int, str]] = []
+    for start, end, kind in sorted(found):
+        if not marks or start >= marks[-1][1]:
+            marks.append((start, end, kind))
+    prefix = byte_prefix(passage)
+    return [(prefix[start], prefix[end], kind) for start, end, kind in marks]
 
 
 # Abbreviations are short: a bound keeps the search linear on a long run of capitals.

@@ -161,6 +161,15 @@ def evidence_passages(claim: str, fact: str, keep: int = 2) -> str:
     return " ".join(sentences[i] for i in sorted(ranked[:keep]))
 
 
+def best_passage(claim: str, facts: Sequence[str]) -> tuple[int, str] | None:
+    """(fact index, passage) of the evidence an unsupported claim's words are measured
+    against: the fact sharing most words with it, cut to its sentences sharing most (as
+    `unsupported_spans` reads them), so a page can show it beside the marked words.
+    None without facts."""
+    best = best_evidence(claim, [vocabulary(f) for f in facts])
+    return None if best is None else (best, evidence_passages(claim, facts[best]))
+
+
 def _masked(claim: str, offset: int, span: tuple[int, int]) -> str:
     raw = claim.encode("utf-8")
     return (raw[: span[0] - offset] + raw[span[1] - offset :]).decode("utf-8", "replace")
