@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from grounding_app.engine.lang.en import (
     CAPITALS_ONLY,
+    DEFINITE,
     DEMONYMS,
     NAME_LINKS,
     NEGATIONS,
@@ -245,10 +246,33 @@ def _abbreviated(claim: str, evidence: str) -> set[str]:
     return found
 
 
+# How a sentence leans on the ones before it (`reference`).
+PRONOUN = "pronoun"
+DEFINITE_NOUN = "definite"
+
+
+def reference(sentence: str) -> str | None:
+    """`PRONOUN` where the sentence opens with a word that stands for something named
+    before ("It ...", "These ..."): it is read with the sentences before it; `DEFINITE_NOUN`
+    where it opens with a definite phrase that may ("The film ...", "There ..."): it is
+    read alone and with them; None where it names its subject: it is read alone.
+    """
+    opening = words(sentence)[:2]
+    if not opening:
+        return None
+    first = opening[0].lower()
+    if first in REFERRING:
+        return PRONOUN
+    if first not in DEFINITE:
+        return None
+    if first == "the" and len(opening) > 1 and opening[1][:1].isupper():
+        return None
+    return DEFINITE_NOUN
+
+
 def refers_back(sentence: str) -> bool:
-    """Whether the sentence needs the answer's previous sentences to be read correctly."""
-    first = words(sentence)[:1]
-    return bool(first) and first[0].lower() in REFERRING
+    """Whether the sentence may need the answer's previous sentences to be read correctly."""
+    return reference(sentence) is not None
 
 
 def opens_with_pronoun(sentence: str) -> bool:

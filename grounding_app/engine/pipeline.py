@@ -36,6 +36,7 @@ from grounding_app.engine.checks import (
 )
 from grounding_app.engine.checks.record_flag import record_states, same_word
 from grounding_app.engine.claims import (
+    Sentence,
     asserted_statement,
     needs_grounding_check,
     split_claims,
@@ -47,11 +48,12 @@ from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, 
 from grounding_app.engine.lang import identify, profile
 from grounding_app.engine.lang.numbers import align_values
 from grounding_app.engine.lexical import (
+    PRONOUN,
     compare,
     content_stems,
     numbers,
     opens_with_pronoun,
-    refers_back,
+    reference,
     resolve_reference,
     subject_stems,
     substitutes,
@@ -227,6 +229,39 @@ def _relevance(
         block = passage_vecs[[position[p] for p in pool]]
         out.append(0.5 * (block @ claim_vecs[row] + block @ ctx_vecs[row]))
     return out
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What a claim may be read with: the checked sentences before it (`claims`, their
+    indices) and `text`, their words; `needed` where the claim cannot be read alone."""
+
+    text: str = ""
+    claims: tuple[int, ...] = ()
+    needed: bool = False
+
+
+def _context(
+    sentences: Sequence[Sentence], texts: Sequence[str], required: Sequence[bool], index: int
+) -> _Context:
+    """The checked sentences before a claim that refers back ("It ...", "The film ..."),
+    after the line that introduces its list or table ("The cast includes:")."""
+    lead_in = sentences[index].lead_in
+    lead = next(
+        (
+            j
+            for j in range(index - 1, -1, -1)
+            if lead_in and strip_list_marker(sentences[j].text) == lead_in
+        ),
+        None,
+    )
+    kind = reference(texts[index])
+    before = [j for j in range(index) if required[j]][-CONTEXT_SENTENCES:] if kind else []
+    claims = sorted({*before, *([lead] if lead is not None else [])})
+    text = " ".join(
+        _readable(strip_list_marker(sentences[j].text)) if j == lead else texts[j] for j in claims
+    )
+    return _Context(text.strip(), tuple(claims), kind == PRONOUN)
 
 
 def _settled(judged: Sequence[tuple[float, _Candidate]]) -> bool:
@@ -529,12 +564,11 @@ class GroundingEngine:
         checked = [i for i, need in enumerate(required) if need]
         read = [i for i in checked if languages[i] in self.languages]
         matched = [i for i in checked if languages[i] not in self.languages]
-        contexts = {i: self._context(texts, required, i, sentences[i].lead_in) for i in checked}
+        found = {i: _context(sentences, texts, required, i) for i in checked}
         # Facts are cut into passages (and indexed, when many) only for checked claims.
         index = PassageIndex(request.facts if checked else ())
-        verdicts = self._judge_claims(
-            request, index, {i: texts[i] for i in read}, contexts, languages
-        )
+        verdicts, used = self._judge_in_context(request, index, texts, read, found, languages)
+        contexts = {i: found[i].text if i in used else "" for i in checked}
         verdicts.update(self._match_claims(index, {i: texts[i] for i in matched}, languages))
         checked_by = {i: self.judge_kind for i in read} | {i: WORD_MATCHING for i in matched}
         outcomes: dict[int, Outcome] = {}
@@ -577,6 +611,7 @@ class GroundingEngine:
                     checked_by=checked_by.get(i),
                     no_check_reason=sentence.no_check_reason,
                     llm_judge=_fell_back(outcomes.get(i)),
+                    context_claims=found[i].claims if i in used else (),
                 )
             )
         claims = self._explained(request, claims, _ruled_words(claims, outcomes))
@@ -624,17 +659,41 @@ class GroundingEngine:
             [(ClaimInContext(_readable(c)), Evidence((_readable(e),))) for c, e in pairs]
         )
 
-    @staticmethod
-    def _context(
-        texts: Sequence[str], required: Sequence[bool], index: int, lead_in: str = ""
-    ) -> str:
-        """The checked sentences before a claim that refers back ("It ...", "The film ..."),
-        after the sentence that introduces a list item or table row ("The cast includes:")."""
-        lead = _readable(lead_in)
-        if not refers_back(texts[index]):
-            return lead
-        before = [texts[j] for j in range(index) if required[j]][-CONTEXT_SENTENCES:]
-        return " ".join(([lead] if lead and lead not in before else []) + before)
+    def _judge_in_context(
+        self,
+        request: CheckRequest,
+        index: PassageIndex,
+        texts: Sequence[str],
+        read: Sequence[int],
+        found: dict[int, _Context],
+        languages: Sequence[str],
+    ) -> tuple[dict[int, _Verdict], set[int]]:
+        """The judge's verdicts on the claims `read`, and the claims whose verdict came
+        from a reading with their context.
+
+        Earlier sentences only resolve what a claim refers to: a claim that cannot be read
+        alone ("It was completed in 1737.") is read with its context, and only so; one that
+        may lean on it ("The tower ...", a list item after "The cast includes:") is read
+        alone first and, where that falls short of `ENOUGH_SUPPORT`, with its context too,
+        the better reading counting; a claim that names its subject is read alone. So a
+        sentence copied from a fact scores as it does alone wherever it stands.
+        """
+        first = {i: found[i].text if found[i].needed else "" for i in read}
+        verdicts = self._judge_claims(request, index, {i: texts[i] for i in read}, first, languages)
+        used = {i for i in read if first[i]}
+        again = [
+            i
+            for i in read
+            if found[i].text and not found[i].needed and verdicts[i].score < ENOUGH_SUPPORT
+        ]
+        context = {i: found[i].text for i in again}
+        for i, verdict in self._judge_claims(
+            request, index, {i: texts[i] for i in again}, context, languages
+        ).items():
+            if verdict.score > verdicts[i].score:
+                verdicts[i] = verdict
+                used.add(i)
+        return verdicts, used
 
     def _match_claims(
         self, index: PassageIndex, claims: dict[int, str], languages: Sequence[str]

@@ -125,3 +125,6 @@ class CheckResponse:
         """The weakest checked claim's score, 1.0 when no claim needs a check."""
         claim = self.weakest()
         return claim.score if claim is not None and claim.score is not None else 1.0
+    # Of a checked claim whose verdict came from reading it with sentences before it (to
+    # resolve "It ...", "The film ...", a list's lead-in): their indices among the claims.
+    context_claims: tuple[int, ...] = ()

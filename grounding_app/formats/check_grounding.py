@@ -377,7 +377,9 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
     `WORD_MATCHING` where no model of the engine reads the language), each piece of
     Markdown structure's `noCheckReason` (`TABLE_HEADER`, `TABLE_RULE`, `CODE`), a claim's
     `llmJudge` where the LLM judge was asked and its verdict does not stand ("fell back:
-    timeout"; `checkedBy` is `LLM_JUDGE` where it decided), and each
+    timeout"; `checkedBy` is `LLM_JUDGE` where it decided), a claim's `contextClaimIndices`
+    where its verdict came from reading it with earlier claims (indices into `claims`: the
+    sentences that resolved "It ..." or "The film ...", or a list's lead-in), and each
     unsupported claim's `unsupportedSpans` (`[{startPos, endPos}]`, UTF-8 byte offsets of
     the words its best evidence does not back, as the engine found them).
     """
@@ -410,6 +412,8 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
                 item["noCheckReason"] = claim.no_check_reason.upper()
             if claim.llm_judge is not None:
                 item["llmJudge"] = claim.llm_judge
+            if claim.context_claims:
+                item["contextClaimIndices"] = list(claim.context_claims)
             if claim.unsupported:
                 item["unsupportedSpans"] = [
                     {"startPos": start, "endPos": end} for start, end in claim.unsupported

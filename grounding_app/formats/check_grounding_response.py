@@ -16,8 +16,10 @@ missing `endPos` is a problem, since an empty span at 0 would be a guess; a miss
 claim); `source` may be a JSON integer as well as the string the API sends; the
 newer `FactChunk` fields `uri`, `title` and `domain` win over the same keys in
 `sourceMetadata`; unknown fields are ignored; our own `language`, `checkedBy` (what
-judged a claim) and `noCheckReason` (Markdown structure that is no claim) are read back,
-and a value of `checkedBy` or `noCheckReason` we never write is a problem.
+judged a claim), `noCheckReason` (Markdown structure that is no claim) and
+`contextClaimIndices` (the earlier claims a claim was read with) are read back, and a
+value of `checkedBy` or `noCheckReason` we never write, or a context that is not an
+earlier claim, is a problem.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class _Claim:
     language: str | None
     checked_by: str | None
     no_check_reason: str | None
+    context: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ def _claim(path: str, value: object) -> _Claim:
         language=r.opt_string(data, path, "language") or None,
         checked_by=_one_of(data, path, "checkedBy", CHECKED_BY),
         no_check_reason=_one_of(data, path, "noCheckReason", NO_CHECK_REASONS),
+        context=r.indices(data, path, "contextClaimIndices"),
     )
 
 
@@ -143,7 +147,18 @@ def _cited_fact(path: str, value: object) -> str:
     return r.opt_string(r.obj(path, value), path, "chunkText")
 
 
-def _engine_claim(claim: _Claim, citations: tuple[int, ...]) -> Claim:
+def _bad_context(index: int, position: int) -> str:
+    return (
+        f"claim {index} cannot give context to claim {position}: only an earlier claim"
+        f" can (0 to {position - 1})."
+        if position
+        else f"claim {index} cannot give context to the first claim: none comes before it."
+    )
+
+
+def _engine_claim(
+    claim: _Claim, citations: tuple[int, ...], context: tuple[int, ...] = ()
+) -> Claim:
     assert claim.span.end is not None  # checked by PartTexts.check before we get here
     return Claim(
         start=claim.span.start,
@@ -155,6 +170,7 @@ def _engine_claim(claim: _Claim, citations: tuple[int, ...]) -> Claim:
         language=claim.language,
         checked_by=claim.checked_by,
         no_check_reason=claim.no_check_reason,
+        context_claims=context,
     )
 
 
@@ -176,7 +192,16 @@ def parse_check_response(data: object, answer: str) -> CheckResponse:
         for index_path, index in claim.citations:
             if not 0 <= index < len(response.chunks):
                 r.fail(index_path, _bad_citation(index, len(response.chunks)))
-        claims.append(_engine_claim(claim, tuple(index for _, index in claim.citations)))
+        for index_path, index in claim.context:
+            if not 0 <= index < len(claims):
+                r.fail(index_path, _bad_context(index, len(claims)))
+        claims.append(
+            _engine_claim(
+                claim,
+                tuple(index for _, index in claim.citations),
+                tuple(index for _, index in claim.context),
+            )
+        )
     return CheckResponse(
         claims=tuple(claims),
         cited_chunks=tuple(chunk.chunk for chunk in response.chunks),
@@ -194,7 +219,8 @@ def grounded_from_check_json(request: CheckRequest, data: object, path: str = ""
     parts = r.PartTexts([request.answer])
     problems: list[Problem] = []
     claims = []
-    for claim in response.claims:
+    placed: dict[int, int] = {}  # a claim's index on the wire -> among the claims placed
+    for position, claim in enumerate(response.claims):
         problem = parts.check(claim.span)
         if problem is not None:
             problems.append(r.not_placed("claim", claim.span.text, problem))
@@ -205,7 +231,14 @@ def grounded_from_check_json(request: CheckRequest, data: object, path: str = ""
                 citations.append(index)
             else:
                 problems.append(Problem(index_path, _bad_citation(index, len(response.chunks))))
-        claims.append(_engine_claim(claim, tuple(citations)))
+        context = []
+        for index_path, index in claim.context:
+            if not 0 <= index < position:
+                problems.append(Problem(index_path, _bad_context(index, position)))
+            elif index in placed:
+                context.append(placed[index])
+        placed[position] = len(claims)
+        claims.append(_engine_claim(claim, tuple(citations), tuple(context)))
     engine_response = CheckResponse(
         claims=tuple(claims),
         cited_chunks=tuple(chunk.chunk for chunk in response.chunks),

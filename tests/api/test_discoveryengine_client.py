@@ -208,7 +208,8 @@ def test_film_example_with_the_real_engine(client):
 
 
 def test_the_official_client_parses_our_extensions(client, monkeypatch):
-    """`unsupportedSpans`, `language` and `checkedBy` are our extensions on claims: the
+    """`unsupportedSpans`, `language`, `checkedBy` and `contextClaimIndices` are our
+    extensions on claims: the
     proto client must still parse the response (it ignores unknown fields), and the spans
     are UTF-8 byte offsets. The spans are the engine's, which formats only encodes."""
     answer = (
@@ -235,6 +236,7 @@ def test_the_official_client_parses_our_extensions(client, monkeypatch):
                     "en",
                     VERIFIER,
                     ((pitt, pitt + len(b"Brad Pitt")),),
+                    context_claims=(0,),
                 ),
                 Claim(
                     hebrew, len(answer.encode()), answer[third:], True, (), 0.4, "he", WORD_MATCHING
@@ -265,6 +267,9 @@ def test_the_official_client_parses_our_extensions(client, monkeypatch):
     raw = answer.encode()
     assert [raw[s["startPos"] : s["endPos"]].decode() for s in spans] == ["Brad Pitt"]
     assert "unsupportedSpans" not in seen[0]["claims"][0]
+    # "It starred ..." was read with the claim before it, which resolved "It".
+    assert seen[0]["claims"][1]["contextClaimIndices"] == [0]
+    assert "contextClaimIndices" not in seen[0]["claims"][0]
     assert [(c["language"], c["checkedBy"]) for c in seen[0]["claims"]] == [
         ("en", "VERIFIER"),
         ("en", "VERIFIER"),

@@ -339,11 +339,16 @@ NOT_NAMES = (
     | frozenset("however yes no according although though many several most some its it's".split())
 )
 
-# Openings that make a sentence lean on the one before it ("It was released in 1997.").
+# Openings that stand for something named before: "It was released in 1997." cannot be
+# read alone, so it is read with the sentences before it, and only so.
 REFERRING = frozenset(
-    "it its he him his she her they them their this that these those there such the both"
-    " former latter".split()
+    "it its he him his she her they them their this that these those such former latter".split()
 )
+# Openings that may lean on the sentence before or name their subject themselves: "The
+# film won 11 awards." is about the film just named, "There are 1,665 steps." reads alone.
+# Such a sentence is read alone and with the sentences before it, the better reading
+# counts. "The" before a capital names its subject ("The Arc de Triomphe ..."): alone.
+DEFINITE = frozenset("the both there".split())
 
 # Small words inside a name that its abbreviation leaves out ("National Aeronautics and
 # Space Administration": NASA).
