@@ -107,6 +107,9 @@ class Claim:
     no_check_reason: str | None = None
     # Of a claim in an escalation's band that it did not decide: why ("fell back: timeout").
     llm_judge: str | None = None
+    # Of a checked claim whose verdict came from reading it with sentences before it (to
+    # resolve "It ...", "The film ...", a list's lead-in): their indices among the claims.
+    context_claims: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,3 @@ class CheckResponse:
         """The weakest checked claim's score, 1.0 when no claim needs a check."""
         claim = self.weakest()
         return claim.score if claim is not None and claim.score is not None else 1.0
-    # Of a checked claim whose verdict came from reading it with sentences before it (to
-    # resolve "It ...", "The film ...", a list's lead-in): their indices among the claims.
-    context_claims: tuple[int, ...] = ()
