@@ -16,6 +16,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Protocol, TypeVar
 
 from grounding_app.engine import (
     CheckRequest,
@@ -140,8 +141,17 @@ def predict(
     )
 
 
-def sample_per_source(examples: Iterable[Example], n: int, seed: int = 0) -> list[Example]:
-    """At most n examples of each source, drawn with a fixed seed, in file order."""
+class HasSource(Protocol):
+    @property
+    def source(self) -> str: ...
+
+
+Sourced = TypeVar("Sourced", bound=HasSource)
+
+
+def sample_per_source(examples: Iterable[Sourced], n: int, seed: int = 0) -> list[Sourced]:
+    """At most n examples (or whole answers) of each source, drawn with a fixed seed, in
+    file order."""
     by_source: dict[str, list[int]] = defaultdict(list)
     items = list(examples)
     for i, example in enumerate(items):
