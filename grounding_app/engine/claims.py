@@ -11,10 +11,13 @@ rules); this module turns its character spans into byte spans.
 Markdown (`split_claims`, what the engine checks; `split_sentences` alone is for facts):
 
 * A GFM table's data row is one claim whatever its cells hold, read by the judge as
-  "header: cell; header: cell"; its header row and its rule row are one piece each, and
-  a code block (fenced, from fence to fence, or indented) one piece: no claims.
-* A list item or table row is read with the sentence before its list or table when that
-  ends in a colon ("The cast includes:"), as context.
+  "header: cell; header: cell"; its header row and its rule row are one piece each, a
+  code block (fenced, from fence to fence, or indented) one piece, and a heading (ATX
+  "## Title" or setext, its underline included) one piece: no claims.
+* The sentence before a list, table or code block that ends in a colon ("The cast
+  includes:") only introduces it: it is no claim (`lead_in`, or what its words are when
+  they say more: an instruction, a greeting), and a list item or table row is read
+  with it, as context.
 """
 
 from __future__ import annotations
@@ -38,9 +41,18 @@ from grounding_app.engine.lang.sentences import (
     needs_grounding_check,
     sentence_spans,
     strip_list_marker,
+    unchecked_reason,
 )
 from grounding_app.engine.offsets import require_utf8
-from grounding_app.engine.types import CODE, TABLE_HEADER, TABLE_RULE
+from grounding_app.engine.types import (
+    CODE,
+    HEADING,
+    LAYOUT_REASONS,
+    LEAD_IN,
+    NO_CLAIM,
+    TABLE_HEADER,
+    TABLE_RULE,
+)
 
 __all__ = [
     "NEVER_SPLIT",
@@ -53,6 +65,7 @@ __all__ = [
     "split_claims",
     "split_sentences",
     "strip_list_marker",
+    "unchecked_reason",
 ]
 
 
@@ -103,13 +116,16 @@ def split_sentences(text: str) -> list[Sentence]:
 _MARKDOWN_LINE_END = re.compile(r"\r\n?|\n")
 # What a text needs before it is worth parsing (markdown-it reads 20 KB in about 50 ms):
 # a line with a pipe and a line after it (a table's header), a fence, an indented line
-# (code), or a line that ends in a colon (a lead-in).
+# (code), a line that ends in a colon (a lead-in), a line that opens with hashes (a
+# heading) or a line of "=" or of "-" under another (a setext heading's underline).
 _MAY_HOLD_BLOCKS = re.compile(
     r"\|[^\r\n]*[\r\n]|```|~~~|(?:\A|[\r\n])(?: {4}|\t)|[:：][*_ \t]*[\r\n]"
+    r"|(?:\A|[\r\n]) {0,3}#{1,6}(?=[ \t\r\n]|\Z)|[\r\n] {0,3}(?:=+|-+)[ \t]*(?:[\r\n]|\Z)"
 )
 # One of these is in every match of the pattern; looking for them costs 0.05 ms on 20 KB
-# of prose, where the pattern costs 4 ms.
-_BLOCK_MARKS = ("|", "```", "~~~", "\t", "    ", ":", "：")
+# of prose, where the pattern costs 4 ms. (A setext underline of one "-" after up to three
+# spaces is the one heading they miss.)
+_BLOCK_MARKS = ("|", "```", "~~~", "\t", "    ", ":", "：", "#", "=", "--", "\n-", "\r-")
 _LEAD_IN_ENDS = (":", "：")
 
 
@@ -213,19 +229,21 @@ def _table_pieces(tokens: list[Token], at: int, lines: _Lines) -> list[Sentence]
 
 
 def _is_lead_in(sentence: Sentence) -> bool:
-    return sentence.no_check_reason is None and sentence.text.rstrip(CLOSERS + " \t").endswith(
-        _LEAD_IN_ENDS
-    )
+    return sentence.no_check_reason not in LAYOUT_REASONS and sentence.text.rstrip(
+        CLOSERS + " \t"
+    ).endswith(_LEAD_IN_ENDS)
 
 
 def split_claims(text: str) -> list[Sentence]:
     """The claims of an answer: its sentences, with Markdown read as answers write it.
 
-    A GFM table's header and rule rows and each code block (fenced or indented) are one
-    piece each that is no claim (`no_check_reason`); each data row is one claim, read as
-    "header: cell; header: cell". A list item or table row is read with the sentence that
-    introduces its list or table, when that ends in a colon ("The cast includes:"):
-    without it "- Kate Winslet" says nothing to check. Blocks are found by markdown-it,
+    A GFM table's header and rule rows, each code block (fenced or indented) and each
+    heading are one piece each that is no claim (`no_check_reason`); each data row is one
+    claim, read as "header: cell; header: cell". The sentence that introduces a list,
+    table or code block, ending in a colon ("The cast includes:"), is no claim either
+    (`lead_in`, or its `unchecked_reason` where its words say more: "Click Run:" is an
+    instruction); a list item or table row is read with it: without it "- Kate Winslet"
+    says nothing to check. Blocks are found by markdown-it,
     with the rules the answer is rendered with, so what is shown as a table is read as one.
     Spans are UTF-8 byte offsets and still cover the answer in order.
     """
@@ -236,17 +254,22 @@ def split_claims(text: str) -> list[Sentence]:
     lines = _Lines(text)
     tokens = _markdown().parse(text)
     blocks: list[Sentence] = []
-    introduced: list[tuple[int, int]] = []  # char spans of lists and tables, outer first
+    # Char spans of lists, tables and code, outer first, and whether their items are read
+    # with the lead-in (code is not read).
+    introduced: list[tuple[int, int, bool]] = []
     for at, token in enumerate(tokens):
         if not token.map:
             continue
-        if token.type in ("fence", "code_block"):
-            piece = lines.piece(token.map[0], token.map[1], reason=CODE)
+        if token.type in ("fence", "code_block", "heading_open"):
+            reason = HEADING if token.type == "heading_open" else CODE
+            piece = lines.piece(token.map[0], token.map[1], reason=reason)
             blocks.extend([piece] if piece else [])
         elif token.type == "table_open":
             blocks.extend(_table_pieces(tokens, at, lines))
         if token.type in ("table_open", "bullet_list_open", "ordered_list_open"):
-            introduced.append(lines.span(*token.map))
+            introduced.append((*lines.span(*token.map), True))
+        elif token.type in ("fence", "code_block"):
+            introduced.append((*lines.span(*token.map), False))
     if blocks:
         covered = [(b.start, b.end) for b in blocks]
         starts = [start for start, _ in covered]
@@ -257,11 +280,16 @@ def split_claims(text: str) -> list[Sentence]:
 
         sentences = sorted([s for s in sentences if not inside(s)] + blocks, key=lambda s: s.start)
     ends = [s.end for s in sentences]
-    for start, end in introduced:
+    for start, end, read_with in introduced:
         i = bisect_right(ends, start) - 1
         if i < 0 or not _is_lead_in(sentences[i]):
             continue
+        if sentences[i].no_check_reason is None:
+            said = unchecked_reason(sentences[i].text)
+            sentences[i] = replace(
+                sentences[i], no_check_reason=LEAD_IN if said in (None, NO_CLAIM) else said
+            )
         lead_in = strip_list_marker(sentences[i].text)
-        for j in range(i + 1, bisect_right(ends, end)):
+        for j in range(i + 1, bisect_right(ends, end) if read_with else i + 1):
             sentences[j] = replace(sentences[j], lead_in=lead_in)
     return _in_bytes(text, sentences)

@@ -38,9 +38,9 @@ from grounding_app.engine.checks.record_flag import record_states, same_word
 from grounding_app.engine.claims import (
     Sentence,
     asserted_statement,
-    needs_grounding_check,
     split_claims,
     strip_list_marker,
+    unchecked_reason,
 )
 from grounding_app.engine.encoders import Encoder, EncodingCache, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.escalation import Escalated, Escalation, Outcome, Ruling
@@ -550,12 +550,11 @@ class GroundingEngine:
         ]
         # Each sentence's language: a confident reading of the sentence, else the answer's.
         languages = [identify(t, request.answer, self.languages) for t in texts]
-        required = [
-            s.no_check_reason is None
-            and needs_grounding_check(t)
-            and not profile(lang).is_reaction(t)
-            for s, t, lang in zip(sentences, texts, languages, strict=True)
+        # Why each piece is not checked: Markdown structure, else what its words are.
+        reasons = [
+            s.no_check_reason or unchecked_reason(t) for s, t in zip(sentences, texts, strict=True)
         ]
+        required = [reason is None for reason in reasons]
         # A checked question is read as the statement it asserts ("Did you know that X?").
         texts = [
             asserted_statement(t) or t if need else t
@@ -609,7 +608,7 @@ class GroundingEngine:
                     score=score,
                     language=languages[i] if required[i] else None,
                     checked_by=checked_by.get(i),
-                    no_check_reason=sentence.no_check_reason,
+                    no_check_reason=reasons[i],
                     llm_judge=_fell_back(outcomes.get(i)),
                     context_claims=found[i].claims if i in used else (),
                 )

@@ -23,13 +23,43 @@ LLM_JUDGE = "llm_judge"
 CHECKED_BY = (VERIFIER, FEATURE_JUDGE, WORD_MATCHING, LLM_JUDGE)
 # The feature judge's weights were fitted on English pairs: the languages it reads.
 FEATURE_JUDGE_LANGUAGES = ("en",)
-# Why a piece of a Markdown answer is no claim at all (`claims.split_claims`): a table's
-# header row or its rule row (`|---|:---:|`), or code (a fenced or indented block). Such
-# pieces keep their span, so the claims still cover the answer, but are never checked.
+# Why a piece of an answer is no claim at all. Such pieces keep their span, so the claims
+# still cover the answer, but are never checked and count in no score. Markdown structure
+# (`claims.split_claims`): a table's header row or its rule row (`|---|:---:|`), code (a
+# fenced or indented block), a heading (ATX or setext), a line ending in a colon that
+# introduces the list, table or code below it (read as the items' context).
 TABLE_HEADER = "table_header"
 TABLE_RULE = "table_rule"
 CODE = "code"
-NO_CHECK_REASONS = (TABLE_HEADER, TABLE_RULE, CODE)
+HEADING = "heading"
+LEAD_IN = "lead_in"
+# What a sentence says to the reader rather than about the world (`lang/sentences.py:
+# unchecked_reason`, through the language profiles): an instruction ("Click Save."), a
+# pointer to another source ("See the official site."), a question that asserts nothing,
+# a greeting or opener ("Sure!", "Here is what I found."), a sign-off ("Hope this
+# helps!"), and anything else without content (a reaction, a bare hedge or refusal).
+INSTRUCTION = "instruction"
+POINTER = "pointer"
+QUESTION = "question"
+GREETING = "greeting"
+SIGN_OFF = "sign_off"
+NO_CLAIM = "no_claim"
+NO_CHECK_REASONS = (
+    TABLE_HEADER,
+    TABLE_RULE,
+    CODE,
+    HEADING,
+    LEAD_IN,
+    INSTRUCTION,
+    POINTER,
+    QUESTION,
+    GREETING,
+    SIGN_OFF,
+    NO_CLAIM,
+)
+# The reasons that are the answer's Markdown layout, which pages draw as rendered rather
+# than as claims.
+LAYOUT_REASONS = (TABLE_HEADER, TABLE_RULE, CODE)
 
 
 @dataclass(frozen=True)
@@ -103,7 +133,8 @@ class Claim:
     # Of an unsupported claim: UTF-8 byte spans, in the answer, of the words its best
     # evidence does not back (`unsupported.py`, lexical pass).
     unsupported: tuple[tuple[int, int], ...] = ()
-    # Of a piece of Markdown structure that is no claim: one of `NO_CHECK_REASONS`.
+    # Of a piece that is no claim (Markdown structure, a greeting, ...): one of
+    # `NO_CHECK_REASONS`; set on every piece that is not checked.
     no_check_reason: str | None = None
     # Of a claim in an escalation's band that it did not decide: why ("fell back: timeout").
     llm_judge: str | None = None

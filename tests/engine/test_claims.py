@@ -18,7 +18,13 @@ from grounding_app.engine.claims import (
     strip_list_marker,
 )
 from grounding_app.engine.offsets import OffsetError
-from grounding_app.engine.types import CODE, NO_CHECK_REASONS, TABLE_HEADER, TABLE_RULE
+from grounding_app.engine.types import (
+    CODE,
+    LEAD_IN,
+    NO_CHECK_REASONS,
+    TABLE_HEADER,
+    TABLE_RULE,
+)
 
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
@@ -369,7 +375,7 @@ CHECK_CASES: list[tuple[str, bool]] = [
     ("Here is the code to list them:", False),
     ("The output is:", False),
     ("To list them in Python.", True),
-    ("Run this command daily to back up the database.", True),
+    ("This command runs daily to back up the database.", True),
     ("Python 3.12 removed distutils:", True),
     ("Paris has three famous museums:", True),
     ("To reach Paris from London, take the Eurostar:", True),
@@ -581,7 +587,7 @@ def test_split_100kb_answer_is_fast() -> None:
 
 # --- Markdown structure: tables, code and lists (`split_claims`) ------------------------
 
-R, H, C = TABLE_RULE, TABLE_HEADER, CODE
+R, H, C, L = TABLE_RULE, TABLE_HEADER, CODE, LEAD_IN
 FILMS = "| Film | Year |\n|---|---|\n| Titanic | 1997 |\n| Avatar | 2009 |"
 # (answer, [(text, no_check_reason, reading, lead_in)]) for every piece, in order.
 MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] = [
@@ -648,7 +654,7 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
     (
         "Cameron directed these films:\n\n" + FILMS,
         [
-            ("Cameron directed these films:", None, None, ""),
+            ("Cameron directed these films:", L, None, ""),
             ("| Film | Year |", H, None, "Cameron directed these films:"),
             ("|---|---|", R, None, "Cameron directed these films:"),
             (
@@ -669,8 +675,8 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
     (
         "**The films:**\n\n- Two of them:\n\n  | Film | Year |\n  |---|---|\n  | Titanic | 1997 |",
         [
-            ("**The films:**", None, None, ""),
-            ("- Two of them:", None, None, "**The films:**"),
+            ("**The films:**", L, None, ""),
+            ("- Two of them:", L, None, "**The films:**"),
             ("| Film | Year |", H, None, "Two of them:"),
             ("|---|---|", R, None, "Two of them:"),
             ("| Titanic | 1997 |", None, "film: Titanic; year: 1997", "Two of them:"),
@@ -690,16 +696,16 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
         "Run this:\n\n```python\nprint('Hi. There.')\n```\n\n"
         "Then:\n\n~~~\nls\n~~~\n\n    make all\n    make test",
         [
-            ("Run this:", None, None, ""),
+            ("Run this:", L, None, ""),
             ("```python\nprint('Hi. There.')\n```", C, None, ""),
-            ("Then:", None, None, ""),
+            ("Then:", L, None, ""),
             ("~~~\nls\n~~~", C, None, ""),
             ("make all\n    make test", C, None, ""),
         ],
     ),
     (
         "Code:\n\n```\nunclosed. Fence.",
-        [("Code:", None, None, ""), ("```\nunclosed. Fence.", C, None, "")],
+        [("Code:", L, None, ""), ("```\nunclosed. Fence.", C, None, "")],
     ),
     ("    indented = True", [("indented = True", C, None, "")]),
     # A list and its lead-in; a nested list takes its own; a sentence that does not end
@@ -708,11 +714,11 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
         "The cast includes:\n- Kate Winslet\n- Leonardo DiCaprio. He won later.\n"
         "  - Films:\n    - Titanic",
         [
-            ("The cast includes:", None, None, ""),
+            ("The cast includes:", L, None, ""),
             ("- Kate Winslet", None, None, "The cast includes:"),
             ("- Leonardo DiCaprio.", None, None, "The cast includes:"),
             ("He won later.", None, None, "The cast includes:"),
-            ("- Films:", None, None, "The cast includes:"),
+            ("- Films:", L, None, "The cast includes:"),
             ("- Titanic", None, None, "Films:"),
         ],
     ),
@@ -730,7 +736,7 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
         "Films:\r\n\r\n| Film | Year |\r\n|---|---|\r\n| Titanic | 1997 |\r\n"
         "\r\n```\r\nx\r\n```\r\n",
         [
-            ("Films:", None, None, ""),
+            ("Films:", L, None, ""),
             ("| Film | Year |", H, None, "Films:"),
             ("|---|---|", R, None, "Films:"),
             ("| Titanic | 1997 |", None, "film: Titanic; year: 1997", "Films:"),
@@ -741,7 +747,7 @@ MARKDOWN_CASES: list[tuple[str, list[tuple[str, str | None, str | None, str]]]] 
     (
         "סרטים:\n\n| סרט | שנה |\n|---|---|\n| טיטאניק | 1997 |\n\nÉté 🎬 | Ünï\n--- | ---\nà | ü",
         [
-            ("סרטים:", None, None, ""),
+            ("סרטים:", L, None, ""),
             ("| סרט | שנה |", H, None, "סרטים:"),
             ("|---|---|", R, None, "סרטים:"),
             ("| טיטאניק | 1997 |", None, "סרט: טיטאניק; שנה: 1997", "סרטים:"),

@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from grounding_app.engine.encoders import Encoder, HashingEncoder
 from grounding_app.engine.judges import ClaimInContext, Evidence
 from grounding_app.engine.pipeline import GroundingEngine
-from grounding_app.engine.types import CODE, TABLE_HEADER, TABLE_RULE, CheckRequest, Fact
+from grounding_app.engine.types import (
+    CODE,
+    LEAD_IN,
+    TABLE_HEADER,
+    TABLE_RULE,
+    CheckRequest,
+    Fact,
+)
 
 ANSWER = (
     "James Cameron directed these films:\n\n"
@@ -44,12 +51,12 @@ def test_table_rows_code_and_list_items_as_the_judge_reads_them() -> None:
     response = GroundingEngine(HashingEncoder(), judge).check(CheckRequest(ANSWER, FACTS))
     pieces = [(c.text, c.grounding_check_required, c.no_check_reason) for c in response.claims]
     assert pieces == [
-        ("James Cameron directed these films:", True, None),
+        ("James Cameron directed these films:", False, LEAD_IN),
         ("| Film | Year |", False, TABLE_HEADER),
         ("|:---|---:|", False, TABLE_RULE),
         ("| Titanic | 1997 |", True, None),
         ("```\nprint('Titanic')\n```", False, CODE),
-        ("The cast includes:", True, None),
+        ("The cast includes:", False, LEAD_IN),
         ("- Kate Winslet", True, None),
     ]
     read = {claim.claim: claim.context for claim in judge.read}

@@ -1,8 +1,9 @@
 """Language profiles: which language a text is in, and how its words are read.
 
 A profile holds a language's word tables (stop words, negations, number words, month
-names, reactions) and its word forms: English words are stemmed; Hebrew words shed the
-one-letter prefixes written onto them ("ובבית" is "בבית", "בית"). The language of a
+names, the sentences that assert nothing) and its word forms: English words are
+stemmed; Hebrew words shed the one-letter prefixes written onto them ("ובבית" is
+"בבית", "בית"). The language of a
 claim is identified by py3langid (an offline port of langid.py that ships its model in
 the wheel: no download, ~0.1 ms a sentence, 97 languages), trusted only when confident,
 since a few short English claims ("monsters university!") look like other languages.
@@ -13,12 +14,21 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import ModuleType
 
 from grounding_app.engine.lang import en, he
 from grounding_app.engine.lang.text import read
+from grounding_app.engine.types import (
+    GREETING,
+    INSTRUCTION,
+    LEAD_IN,
+    NO_CLAIM,
+    POINTER,
+    SIGN_OFF,
+)
 
 # Below this probability a claim's identified language is not trusted on its own: the
 # answer's language, then the profiles' languages, decide.
@@ -59,9 +69,10 @@ class Profile:
     hedges: frozenset[str] = frozenset()
     # Month names -> 1..12, for dates the word-matching judge compares as dates.
     months: dict[str, int] = field(default_factory=dict)
-    # English replies are told apart by `claims` (its patterns read contractions and
-    # context); a profile's table serves the other languages.
-    reactions: frozenset[str] = frozenset()
+    # Sentences that assert nothing, by why they are not checked (`types.NO_CHECK_REASONS`:
+    # greeting, sign_off, no_claim, lead_in, instruction, pointer): whole-sentence patterns
+    # that `lang/sentences.py:unchecked_reason` reads, every profile's in every answer.
+    unchecked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     forms: Callable[[str], frozenset[str]] = lambda word: frozenset((word,))
 
     def words(self, text: str) -> list[str]:
@@ -137,10 +148,6 @@ class Profile:
             text = text[: matches[i].start] + " " + text[matches[i].end :]
         return text
 
-    def is_reaction(self, sentence: str) -> bool:
-        """A reply that states nothing ("That's awesome!", "זה מדהים!")."""
-        return " ".join(self.words(sentence)) in self.reactions
-
 
 _NUMERIC_DATE = re.compile(
     r"(?<![\d.,/])(?<!\d-)(?:(?P<iso>(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2}))"
@@ -161,6 +168,18 @@ def _stem_forms(word: str) -> frozenset[str]:
     return frozenset((word, en.stem(word)))
 
 
+def _unchecked(tables: ModuleType) -> dict[str, tuple[str, ...]]:
+    """A language module's tables of sentences that assert nothing, by reason."""
+    return {
+        GREETING: tables.GREETING_PATTERNS,
+        SIGN_OFF: tables.SIGN_OFF_PATTERNS,
+        NO_CLAIM: tables.NO_CLAIM_PATTERNS,
+        LEAD_IN: tables.INTRODUCTION_PATTERNS,
+        INSTRUCTION: tables.INSTRUCTION_PATTERNS,
+        POINTER: tables.POINTER_PATTERNS,
+    }
+
+
 ENGLISH = Profile(
     "en",
     "English",
@@ -170,6 +189,7 @@ ENGLISH = Profile(
     hedges=en.HEDGES,
     number_words=en.NUMBER_WORDS,
     forms=_stem_forms,
+    unchecked=_unchecked(en),
 )
 HEBREW = Profile(
     "he",
@@ -180,8 +200,8 @@ HEBREW = Profile(
     hedges=he.HEDGES,
     months=he.MONTHS,
     number_words=he.NUMBER_WORDS,
-    reactions=he.REACTIONS,
     forms=he.forms,
+    unchecked=_unchecked(he),
 )
 PROFILES = {p.code: p for p in (ENGLISH, HEBREW)}
 

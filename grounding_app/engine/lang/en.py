@@ -134,17 +134,33 @@ _REFUSAL = (
     r"|no (?:information|answer|data|results?) (?:is |was )?(?:available|found)"
     r"|i have no (?:information|idea))"
 )
-# Whole sentences, case-folded and stripped of punctuation, that say nothing to check.
-# The last two are greetings, thanks and refusals of other languages, read in every answer.
-FILLER_PATTERNS: tuple[str, ...] = (
-    # greetings
+# Whole sentences, case-folded and stripped of punctuation, that say nothing to check,
+# by why (`types.NO_CHECK_REASONS`). Greetings and openers, thanks among them; the last
+# rows are those of other languages without a profile, read in every answer.
+GREETING_PATTERNS: tuple[str, ...] = (
     r"(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening|day)|dear \w+)"
     r"(?: (?:there|everyone|all|friend|folks))?",
-    # thanks and politeness
     r"(?:thanks?|thank you|many thanks|thx|you ?'re welcome|no problem|my pleasure)"
     r"(?: (?:so|very) much)?(?: (?:for (?:asking|your question|reaching out|the question"
     r"|your patience|waiting|your interest)))?",
-    # sign-offs
+    rf"(?:{_LEAD_IN} )?{_HERE}",
+    rf"{_LEAD_IN}",
+    r"(?:great|good|excellent|interesting|that ?'s a (?:great|good) ) ?question",
+    r"here (?:you go|it is|goes)",
+    r"(?:sure|certainly|of course|absolutely|okay|ok|got it|understood|alright"
+    r"|sure thing|no worries|indeed|right|well|noted)",
+    r"i (?:found|have found|discovered|gathered|was able to find) (?:the following|some|this)"
+    r"(?: (?:information|details|facts|results|sources))?"
+    r"(?: (?:about|on|regarding|for)(?: [\w']+){1,4})?",
+    r"let me (?:explain|summarize|check|look (?:that |it )?up|help(?: you)?"
+    r"|break (?:it|this) down)",
+    r"(?:hola|bonjour|hallo|ciao|salut|olá|guten tag|buenos días|bonsoir|merci(?: beaucoup)?"
+    r"|gracias|danke(?: schön)?|grazie|obrigad[oa]|de rien|de nada|bitte|prego"
+    r"|voici ce que j ?'ai trouvé|aquí está lo que encontré|hier ist,? was ich gefunden habe)",
+    r"(?:مرحبا|شكرا(?: جزيلا)?|こんにちは|ありがとう(?:ございます)?"
+    r"|你好|您好|谢谢|谢谢你|안녕하세요|감사합니다|привет|здравствуйте|спасибо)",
+)
+SIGN_OFF_PATTERNS: tuple[str, ...] = (
     r"(?:i )?hope (?:this|that|it) (?:helps|answers your question|clarifies things"
     r"|was helpful)(?: you)?",
     r"let me know if (?:you (?:have|need)|there (?:is|are)) (?:anything(?: else)?"
@@ -156,10 +172,9 @@ FILLER_PATTERNS: tuple[str, ...] = (
     r"|have a (?:nice|great|good|wonderful) (?:day|evening|week)",
     r"(?:is there )?anything else(?: i can (?:help (?:you )?with|do for you))?",
     r"(?:(?:i ?'m|i am) )?(?:happy|glad) (?:to|i could) help(?: (?:with that|you))?",
-    # meta and filler
-    rf"(?:{_LEAD_IN} )?{_HERE}",
-    rf"{_LEAD_IN}",
-    r"(?:great|good|excellent|interesting|that ?'s a (?:great|good) ) ?question",
+)
+# Reactions, section words, bare hedges and refusals: no content at all.
+NO_CLAIM_PATTERNS: tuple[str, ...] = (
     # reactions to the other person's words in a conversation ("That's awesome!");
     # a liking of the speaker's own ("I love steak!") is a claim, which dialogue
     # benchmarks label unsupported when the knowledge does not state it
@@ -168,26 +183,11 @@ FILLER_PATTERNS: tuple[str, ...] = (
     r"|wonderful|fun|good|neat|fascinating|funny|sad|crazy|impressive)",
     r"(?:i (?:totally |completely )?agree|me too|same here|i didn ?' ?t know that"
     r"|i did not know that|i had no idea|wow|cool|nice|awesome|interesting)",
-    r"here (?:you go|it is|goes)",
-    r"(?:sure|certainly|of course|absolutely|okay|ok|got it|understood|alright"
-    r"|sure thing|no worries|indeed|right|well|noted)",
-    r"i (?:found|have found|discovered|gathered|was able to find) (?:the following|some|this)"
-    r"(?: (?:information|details|facts|results|sources))?"
-    r"(?: (?:about|on|regarding|for)(?: [\w']+){1,4})?",
-    r"let me (?:explain|summarize|check|look (?:that |it )?up|help(?: you)?"
-    r"|break (?:it|this) down)",
     r"(?:in summary|to summarize|in conclusion|to sum up|in short|summary|answer|sources"
     r"|references|notes?|details|overview|background)",
-    # hedges and refusals with no content
     rf"(?:(?:sorry|i ?'m sorry|i am sorry|unfortunately|i apologize) ?(?:but )?)?{_REFUSAL}",
     r"(?:sorry|i ?'m sorry|i am sorry|i apologize)",
-    # a few non-English fillers
-    r"(?:hola|bonjour|hallo|ciao|salut|olá|guten tag|buenos días|bonsoir|merci(?: beaucoup)?"
-    r"|gracias|danke(?: schön)?|grazie|obrigad[oa]|de rien|de nada|bitte|prego"
-    r"|voici ce que j ?'ai trouvé|aquí está lo que encontré|hier ist,? was ich gefunden habe"
-    r"|je ne sais pas|no lo sé|no sé|ich weiß (?:es )?nicht)",
-    r"(?:שלום|תודה(?: רבה)?|مرحبا|شكرا(?: جزيلا)?|こんにちは|ありがとう(?:ございます)?"
-    r"|你好|您好|谢谢|谢谢你|안녕하세요|감사합니다|привет|здравствуйте|спасибо)",
+    r"(?:je ne sais pas|no lo sé|no sé|ich weiß (?:es )?nicht)",
 )
 
 # A line that ends in a colon and only says what comes next is no claim ("To list them in
@@ -205,6 +205,85 @@ INTRODUCTION_PATTERNS: tuple[str, ...] = (
     r"|snippet|query|output|result|steps|script|example))(?: (?:to|for|of|in)(?: [\w']+){1,4})?",
     r"(?:the )?(?:code|command|commands|snippet|query|output|result|steps|script|example)"
     r"(?: (?:is|are|looks like|would be))?",
+)
+
+# Sentences addressed to the reader, read whole (`lang/sentences.py:unchecked_reason`):
+# case-folded, emphasis marks and the final punctuation dropped, each web address read
+# as "<link>". Only a sentence without digits and without a clause that explains or
+# describes (`_PLAIN`) is read at all: "See the site, which lists 130 museums." and "You
+# can call the museum on 01 40 20 50 50." state something. Deliberately narrow: "You can
+# see the Eiffel Tower from the Trocadéro." and "Visit the site of the Bastille." are
+# claims, "See's Candies was founded in 1921." too.
+_PLAIN = r"(?!.*\b(?:because|since|which|whose|who|where)\b)"
+# Where to look: a page, a document, a web address, or "below".
+_SOURCE = (
+    r"(?<!\w)(?:<link>|(?:web ?)?sites?(?! of\b)|websites?|web ?pages?|pages?|homepage|links?"
+    r"|urls?|documentation|docs|articles?|sources?|references?|guides?|faqs?|sections?"
+    r"|chapters?|resources|help (?:center|centre)|portal|blog|posts?|reports?|manual|wiki"
+    r"|wikipedia|papers?|press releases?|announcements?|release notes|tables?|lists?|below"
+    r"|above|here)(?!\w)"
+)
+_FOR_MORE = (
+    r"for (?:more|details|further|additional|full|complete|the latest|up-to-date|current"
+    r"|more detailed)(?: (?:info|information|details|reading|figures|data|hours|news"
+    r"|updates))?(?: (?:on|about|regarding) [^,]{1,60})?"
+)
+_POINT = (
+    r"(?:see(?: also)?|visit|check out|check|refer to|consult|go to|head (?:over )?to|read"
+    r"|browse|look at|take a look at|have a look at)"
+)
+_POINT_TO_READER = (
+    r"(?:you can|you could|you may want to|you might want to|you should|you'll want to"
+    r"|be sure to|make sure to|please) (?:visit|check out|check|refer to|consult|go to"
+    r"|read|browse|look at)"
+)
+POINTER_PATTERNS: tuple[str, ...] = (
+    rf"{_PLAIN}(?:{_FOR_MORE},? )?(?:please )?{_POINT} .{{0,80}}?{_SOURCE}.{{0,60}}",
+    rf"{_PLAIN}(?:{_FOR_MORE},? )?{_POINT_TO_READER} .{{0,80}}?{_SOURCE}.{{0,60}}",
+    rf"{_PLAIN}{_FOR_MORE},? (?:(?:please )?{_POINT}|{_POINT_TO_READER}) .{{1,80}}",
+    rf"{_PLAIN}(?:more|more (?:info|information|details)|details|further (?:details"
+    rf"|information|reading)|full (?:details|list)|learn more|read more|find out more"
+    rf"|source|sources)(?: (?:at|on|in|from|via))? .{{0,60}}?{_SOURCE}.{{0,40}}",
+    rf"{_PLAIN}(?:you can|you could|you'll|you will|you may) (?:find|get|read|see|learn)"
+    rf" (?:more|further|additional|detailed|full|complete|the latest|up-to-date|current"
+    rf"|all the)\b.{{0,60}}?{_SOURCE}.{{0,40}}",
+)
+# What the reader may do with a tool or a source, not what the world allows: "You can
+# book tickets online." and "To reach Paris from London, take the Eurostar." are claims.
+_ACTION = (
+    r"(?:click|tap|press|select|type|enter|paste|copy|run|execute|call|query|fetch|pull"
+    r"|install|download|check|double-check|verify|confirm|look (?:it |this |that |them )?up"
+    r"|search|consult|refer to|contact)"
+)
+_PURPOSE = r"(?:to|in order to|if you (?:want|need|would like|wish|prefer)(?: to)?) [^,]{1,80}, "
+INSTRUCTION_PATTERNS: tuple[str, ...] = (
+    # "To pull the latest figure yourself, you could call the statistics API."
+    rf"{_PLAIN}{_PURPOSE}(?:you|one) (?:can|could|should|may|might|will|'ll|would|need to"
+    rf"|may want to|might want to|will want to|'ll want to)(?: also| simply| just| first)?"
+    rf" {_ACTION}\b.*",
+    rf"{_PLAIN}{_PURPOSE}(?:please )?{_ACTION}\b.*",
+    rf"{_PLAIN}you (?:may|might|'ll|will) want to {_ACTION}\b.*",
+    rf"{_PLAIN}you (?:should|must|need to|have to|'ll need to|will need to)(?: always| first"
+    rf"| also)? (?:check|double-check|verify|confirm|consult|look up|contact)\b.*",
+    rf"{_PLAIN}(?:you|one) (?:can|could) (?:also |simply |just )?(?:call|query|fetch from"
+    rf"|use) (?:the |this |that |our |their |an? )?(?:[\w-]+ ){{0,3}}(?:api|endpoint|sdk"
+    rf"|cli)\b.*",
+    rf"{_PLAIN}(?:please )?(?:make sure|be sure|remember|don't forget|do not forget)"
+    rf" (?:to|you)\b.*",
+    rf"{_PLAIN}(?:please )?(?:click|tap|double-click|right-click)\b.*",
+    rf"{_PLAIN}(?:please )?(?:select|choose|enter|open|save|copy|paste|type|press|install"
+    rf"|download|upload|register|subscribe|sign up|sign in|log in) (?:the|a|an|this|that"
+    rf"|these|your|it|them|on|in|to|for|from|with)\b.*",
+    rf"{_PLAIN}(?:please )?(?:run|execute) (?:this|these|that|it|them|the following|the"
+    rf" (?:[\w-]+ ){{0,2}}(?:command|script|code|query|program|tests?|installer|setup"
+    rf"|migrations?|app|tool|snippet|cell|function)s?)\b.*",
+    rf"{_PLAIN}(?:please )?try (?:to|again|this|these|that|it|the following|running|using"
+    rf"|searching|restarting|reloading|refreshing|clearing|asking|contacting|checking"
+    rf"|reinstalling|updating|calling)\b.*",
+    rf"{_PLAIN}(?:please )?(?:check|double-check|verify|confirm) (?:the|your|that|whether|if"
+    rf"|with|for|again)\b.*",
+    rf"{_PLAIN}(?:please )?(?:call|query|fetch|pull) (?:the |this |that |our |their |an? )?"
+    rf"(?:[\w-]+ ){{0,3}}(?:api|endpoint|function|method|service)\b.*",
 )
 
 # Words that carry no checkable content on their own; a sentence made only of these

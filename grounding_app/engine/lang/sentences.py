@@ -51,12 +51,12 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import cache
 
+from grounding_app.engine.lang import PROFILES
 from grounding_app.engine.lang.en import (
     FACTIVE_QUESTION,
-    FILLER_PATTERNS,
     FINITE_VERB,
-    INTRODUCTION_PATTERNS,
     LOWER_CASE_CONTINUES,
     NEVER_SPLIT,
     NON_CONTENT_WORDS,
@@ -68,6 +68,15 @@ from grounding_app.engine.lang.en import (
     TERMINAL_ABBREVIATIONS,
 )
 from grounding_app.engine.lang.text import read
+from grounding_app.engine.types import (
+    GREETING,
+    INSTRUCTION,
+    LEAD_IN,
+    NO_CLAIM,
+    POINTER,
+    QUESTION,
+    SIGN_OFF,
+)
 
 # Citation markers ("[1]", "[2, 3]", "【3†source】"): a run of them after a terminator
 # belongs to the sentence it ends; `normalise` strips them before a text is judged.
@@ -275,10 +284,6 @@ def strip_list_marker(sentence_text: str) -> str:
 
 # --- which sentences need checking -----------------------------------------------------
 
-# Whole sentences that say nothing to check (greetings, thanks, meta lines, refusals).
-_FILLER_PATTERNS = tuple(re.compile(pattern) for pattern in FILLER_PATTERNS)
-_INTRODUCTIONS = tuple(re.compile(pattern) for pattern in INTRODUCTION_PATTERNS)
-
 _QUESTION_MARKS = frozenset("?？؟⁇⁈⁉‽")
 _NOT_WORDISH = re.compile(r"[^\w':]+")
 _SPACES = re.compile(r"\s+")
@@ -341,30 +346,76 @@ def asserted_statement(sentence_text: str) -> str | None:
     return None
 
 
-def needs_grounding_check(sentence_text: str) -> bool:
-    """Whether a sentence asserts something the facts could support (SPEC §1).
+# A web address as a sentence addressed to the reader names it: a Markdown link keeps
+# its words, an address or a bare domain becomes "<link>" (`lang/en.py`, `_SOURCE`).
+_WEB_ADDRESS = re.compile(
+    r"\[([^\]]*)\]\([^)]*\)|<?https?://[^\s>]+>?|\bwww\.\S+"
+    r"|\b(?:[\w-]+\.)+(?:com|org|net|gov|edu|io|int|eu|info|fr|uk|de|il|co)\b(?:/\S*)?"
+)
+_EMPHASIS = re.compile(r"[*`]+")
 
-    Questions, greetings, thanks, sign-offs, meta lines ("Here is what I found."), lines
-    that only introduce the code after their colon ("To list them in Python:"),
-    bare hedges or refusals and text without letters or digits are not checked and do
-    not count in ``supportScore``, except a question that asserts a statement
-    (`asserted_statement`), which is checked as that statement. Hedged content ("I
-    think it was released in 1997.") is checked. Small regex set plus a content-word
-    test, deliberately not a model.
+
+def _link(match: re.Match[str]) -> str:
+    words = match.group(1)
+    return "<link>" if words is None else f"{words} <link>"
+
+
+def _addressed(body: str) -> str:
+    """The sentence as the reader-addressed tables read it (`lang/en.py`, `_PLAIN`)."""
+    text = _EMPHASIS.sub("", _WEB_ADDRESS.sub(_link, body))
+    text = _SPACES.sub(" ", text.casefold().replace("’", "'").replace("‘", "'")).strip()
+    return text.rstrip(CLOSERS + ".!…。！:： \t")
+
+
+@cache
+def _patterns(reason: str) -> tuple[re.Pattern[str], ...]:
+    """Every profile's whole-sentence patterns for one reason: an answer's sentences are
+    read whatever language they were identified as (each table names its own script)."""
+    return tuple(
+        re.compile(pattern) for p in PROFILES.values() for pattern in p.unchecked.get(reason, ())
+    )
+
+
+def _matches(reason: str, text: str) -> bool:
+    return any(pattern.fullmatch(text) for pattern in _patterns(reason))
+
+
+def unchecked_reason(sentence_text: str) -> str | None:
+    """Why a sentence asserts nothing the facts could support (`types.NO_CHECK_REASONS`),
+    or None for a sentence to check (SPEC §1).
+
+    Greetings and openers ("Here is what I found."), sign-offs, reactions and bare hedges
+    or refusals, questions, lines that only introduce what follows their colon ("To list
+    them in Python:"), instructions and pointers addressed to the reader ("Click Save.",
+    "See the official site."), and text without letters, digits or content words are not
+    checked and do not count in ``supportScore``; the words are the profiles'
+    (`Profile.unchecked`). A question that asserts a statement (`asserted_statement`) is
+    judged as that statement. Hedged content ("I think it was released in 1997.") is
+    checked. Small regex set plus a content-word test, deliberately not a model.
     """
     body = strip_list_marker(sentence_text)
-    if not any(char.isalnum() for char in body):
-        return False
+    normal = _normalise(body)
+    if not normal or not any(char.isalnum() for char in body):
+        return NO_CLAIM
+    for reason in (GREETING, SIGN_OFF, NO_CLAIM):
+        if _matches(reason, normal):
+            return reason
     tail = body.rstrip().rstrip(CLOSERS + ".!…。！ \t")
     if tail and tail[-1] in _QUESTION_MARKS:
         statement = asserted_statement(body)
-        return statement is not None and needs_grounding_check(statement)
-    normal = _normalise(body)
-    if not normal:
-        return False
-    if any(pattern.fullmatch(normal) for pattern in _FILLER_PATTERNS):
-        return False
-    if tail.endswith((":", "：")) and any(p.fullmatch(normal) for p in _INTRODUCTIONS):
-        return False
+        return QUESTION if statement is None else unchecked_reason(statement)
+    if tail.endswith((":", "：")) and _matches(LEAD_IN, normal):
+        return LEAD_IN
+    addressed = _addressed(body)
+    if not any(char.isdigit() for char in addressed):
+        for reason in (POINTER, INSTRUCTION):
+            if _matches(reason, addressed):
+                return reason
     words = _CONTENT_WORD.findall(normal.replace(":", " "))
-    return any(word not in NON_CONTENT_WORDS for word in words)
+    return None if any(word not in NON_CONTENT_WORDS for word in words) else NO_CLAIM
+
+
+def needs_grounding_check(sentence_text: str) -> bool:
+    """Whether a sentence asserts something the facts could support: it has no
+    `unchecked_reason`."""
+    return unchecked_reason(sentence_text) is None
