@@ -61,7 +61,7 @@ from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
 from grounding_app.rendering.languages import JudgeInfo, language_totals, mark_text, summary
 from grounding_app.reviews.models import Review
-from grounding_app.reviews.services import save_review, with_unsupported_words
+from grounding_app.reviews.services import checked_words, save_review
 
 logger = logging.getLogger(__name__)
 
@@ -790,7 +790,7 @@ def review_for(user: Any, line: BatchLine) -> Review:
         raise ValueError("only a checked line has a review")
     item = parse(line.raw, line.number).item
     request = request_for(item, line.job.citation_threshold)
-    grounded = with_unsupported_words(grounded_from_json(line.result), request)
+    grounded = checked_words(grounded_from_json(line.result), request)
     if problems := _line_problems(line, item):
         grounded = replace(
             grounded,

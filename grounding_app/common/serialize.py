@@ -3,7 +3,8 @@
 A version number is stored with it so a later change of shape can migrate old rows
 instead of misreading them. Version 2 added `unsupported` (word spans) to segments,
 version 3 their `language` and `checked_by`; older rows read as having none. A segment's
-`llm_judge` (why the LLM judge's verdict does not stand) is optional within version 3:
+`llm_judge` (why the LLM judge's verdict does not stand) and `no_check_reason` (why a
+sentence was not checked) are optional within version 3:
 a row without it reads as None, which is what it meant when it was stored.
 """
 
@@ -35,6 +36,7 @@ def _segment(data: dict[str, Any]) -> Segment:
         unsupported=tuple((int(a), int(b)) for a, b in data.get("unsupported", ())),
         language=data.get("language"),
         checked_by=data.get("checked_by"),
+        no_check_reason=data.get("no_check_reason"),
         llm_judge=data.get("llm_judge"),
     )
 

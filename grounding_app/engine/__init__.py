@@ -13,7 +13,12 @@ model is read on first use.
 from __future__ import annotations
 
 from grounding_app.engine.aggregate import FEATURES as AGGREGATE_FEATURES
-from grounding_app.engine.claims import needs_grounding_check, split_claims, split_sentences
+from grounding_app.engine.claims import (
+    needs_grounding_check,
+    split_claims,
+    split_sentences,
+    unchecked_reason,
+)
 from grounding_app.engine.encoders import CacheCounts, Encoder, HashingEncoder, MiniLMEncoder
 from grounding_app.engine.escalation import Band, Escalated, Escalation, Outcome, Ruling
 from grounding_app.engine.judges import (
@@ -50,6 +55,7 @@ from grounding_app.engine.types import (
     DEFAULT_CITATION_THRESHOLD,
     FEATURE_JUDGE,
     FEATURE_JUDGE_LANGUAGES,
+    LAYOUT_REASONS,
     LLM_JUDGE,
     MAX_ANSWER_TOKENS,
     MAX_FACT_CHARS,
@@ -98,6 +104,7 @@ __all__ = [
     "FEATURE_JUDGE_LANGUAGES",
     "FEATURE_JUDGE_WEIGHTS",
     "FEATURE_NAMES",
+    "LAYOUT_REASONS",
     "LLM_JUDGE",
     "MAX_ANSWER_TOKENS",
     "MAX_FACTS",
@@ -163,6 +170,7 @@ __all__ = [
     "split_fact",
     "split_sentences",
     "supported_log_odds",
+    "unchecked_reason",
     "unsupported_spans",
     "utf8_len",
     "word_match_features",

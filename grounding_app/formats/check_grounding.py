@@ -374,14 +374,15 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
     presence, so 0 and false are sent; `source` is a string field holding the fact index.
     Our extensions, which the official client ignores (tested): each checked claim's
     `language` (ISO 639-1) and `checkedBy` (`VERIFIER`, `FEATURE_JUDGE`, `LLM_JUDGE`, or
-    `WORD_MATCHING` where no model of the engine reads the language), each piece of
-    Markdown structure's `noCheckReason` (`TABLE_HEADER`, `TABLE_RULE`, `CODE`), a claim's
-    `llmJudge` where the LLM judge was asked and its verdict does not stand ("fell back:
-    timeout"; `checkedBy` is `LLM_JUDGE` where it decided), a claim's `contextClaimIndices`
-    where its verdict came from reading it with earlier claims (indices into `claims`: the
-    sentences that resolved "It ..." or "The film ...", or a list's lead-in), and each
-    unsupported claim's `unsupportedSpans` (`[{startPos, endPos}]`, UTF-8 byte offsets of
-    the words its best evidence does not back, as the engine found them).
+    `WORD_MATCHING` where no model of the engine reads the language), the `noCheckReason` of
+    each piece not checked (`NO_CHECK_REASONS` in capitals: `HEADING`, `POINTER`, `CODE`,
+    ...), a claim's `llmJudge` where the LLM judge was asked and its verdict does not stand
+    ("fell back: timeout"; `checkedBy` is `LLM_JUDGE` where it decided), a claim's
+    `contextClaimIndices` where its verdict came from reading it with earlier claims
+    (indices into `claims`: the sentences that resolved "It ..." or "The film ...", or a
+    list's lead-in), and each unsupported claim's `unsupportedSpans` (`[{startPos,
+    endPos}]`, UTF-8 byte offsets of the words its best evidence does not back, as the
+    engine found them).
     """
     out: dict[str, Any] = {}
     if resp.support_score is not None:

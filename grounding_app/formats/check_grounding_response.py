@@ -16,7 +16,7 @@ missing `endPos` is a problem, since an empty span at 0 would be a guess; a miss
 claim); `source` may be a JSON integer as well as the string the API sends; the
 newer `FactChunk` fields `uri`, `title` and `domain` win over the same keys in
 `sourceMetadata`; unknown fields are ignored; our own `language`, `checkedBy` (what
-judged a claim), `noCheckReason` (Markdown structure that is no claim) and
+judged a claim), `noCheckReason` (why a piece is not checked) and
 `contextClaimIndices` (the earlier claims a claim was read with) are read back, and a
 value of `checkedBy` or `noCheckReason` we never write, or a context that is not an
 earlier claim, is a problem.

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from grounding_app.engine import CheckRequest, CheckResponse
+from grounding_app.engine import LAYOUT_REASONS, CheckRequest, CheckResponse
 from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, Source, Verdict
 
 
 def grounded_from_check(request: CheckRequest, response: CheckResponse) -> GroundedAnswer:
-    """The response for display; Markdown structure that is no claim (a table's header
-    and rule rows, code) is left out, so the page shows it as rendered, not as a claim."""
+    """The response for display; the Markdown layout that is no claim (a table's header
+    and rule rows, code) is left out, so the page shows it as rendered, not as a claim.
+    Any other piece that is not checked (a heading, a greeting, a pointer) is shown as
+    such, with why (`no_check_reason`)."""
     sources = tuple(
         Source(
             text=chunk.chunk_text,
@@ -22,7 +24,7 @@ def grounded_from_check(request: CheckRequest, response: CheckResponse) -> Groun
     )
     segments = []
     for claim in response.claims:
-        if claim.no_check_reason is not None:
+        if claim.no_check_reason in LAYOUT_REASONS:
             continue
         verdict: Verdict
         if not claim.grounding_check_required:
@@ -43,6 +45,7 @@ def grounded_from_check(request: CheckRequest, response: CheckResponse) -> Groun
                 unsupported=claim.unsupported,
                 language=claim.language,
                 checked_by=claim.checked_by,
+                no_check_reason=claim.no_check_reason,
                 llm_judge=claim.llm_judge,
             )
         )

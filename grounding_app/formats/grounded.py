@@ -47,6 +47,9 @@ class Segment:
     # a model that reads the language, or word matching where none does).
     language: str | None = None
     checked_by: str | None = None
+    # Of a sentence not checked because it asserts nothing: why (engine.NO_CHECK_REASONS,
+    # "greeting", "pointer", ...), which the page says in words.
+    no_check_reason: str | None = None
     # Of a claim the LLM judge was asked about and did not decide: why ("fell back: timeout").
     llm_judge: str | None = None
 

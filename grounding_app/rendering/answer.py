@@ -82,6 +82,21 @@ LOW_SCORE = 0.4
 
 @dataclass(frozen=True)
 class CitationView:
+# Why a sentence was not checked (engine.NO_CHECK_REASONS), said in place of "No check
+# needed"; the Markdown layout (a table's header and rule, code) is drawn as rendered.
+NO_CHECK_LABELS = {
+    "table_header": "Table header — not checked",
+    "table_rule": "Table rule — not checked",
+    "code": "Code — not checked",
+    "heading": "Heading — not checked",
+    "lead_in": "Introduces what follows — not checked",
+    "instruction": "Instruction to the reader — not checked",
+    "pointer": "Pointer to another source — not checked",
+    "question": "Question — not checked",
+    "greeting": "Greeting — not checked",
+    "sign_off": "Sign-off — not checked",
+    "no_claim": "States nothing to check — not checked",
+}
     number: int  # 1-based, as printed in the marker and the source list
     anchor: str  # id of the source entry
 
@@ -236,6 +251,13 @@ def _verdict(segment: Segment) -> str:
     return segment.verdict or "cited"
 
 
+def _verdict_label(segment: Segment, verdict: str, cited: bool) -> str:
+    """The verdict in words; for a sentence not checked, why ("Heading — not checked")."""
+    if verdict == "no_check" and segment.no_check_reason in NO_CHECK_LABELS:
+        return NO_CHECK_LABELS[segment.no_check_reason]
+    return VERDICT_LABELS[verdict] if cited or verdict != "cited" else UNJUDGED
+
+
 def _source_title(source: Source, number: int, domain: str) -> str:
     if source.title:
         return source.title
@@ -360,7 +382,7 @@ def _claim_view(layout: _Layout, segment: Segment, n: int, judge: JudgeInfo) -> 
         anchor=anchor,
         text=text,
         verdict=verdict,
-        verdict_label=VERDICT_LABELS[verdict] if citations or verdict != "cited" else UNJUDGED,
+        verdict_label=_verdict_label(segment, verdict, bool(citations)),
         score=segment.score,
         score_text="" if segment.score is None else f"{segment.score:.2f}",
         confidence_text=", ".join(f"{c:.2f}" for c in segment.confidence),

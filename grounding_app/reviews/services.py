@@ -41,7 +41,9 @@ def facts_to_json(facts: Iterable[Fact]) -> list[dict[str, Any]]:
 
 
 def summarize(grounded: GroundedAnswer) -> tuple[str, float | None, int]:
-    """(summary verdict, support score, claim count) for filtering the list."""
+    """(summary verdict, support score, claim count) for filtering the list. Only claims
+    count: a sentence not checked (a greeting, a heading) would dilute the unsupported
+    rate that batch trends and alerts compute from the count."""
     segments = [s for c in grounded.candidates for s in c.segments]
     supported = sum(s.verdict == "supported" for s in segments)
     unsupported = sum(s.verdict == "unsupported" for s in segments)
@@ -54,7 +56,7 @@ def summarize(grounded: GroundedAnswer) -> tuple[str, float | None, int]:
     else:
         summary = Review.Summary.NO_VERDICT
     score = grounded.candidates[0].support_score if grounded.candidates else None
-    return summary, score, len(segments)
+    return summary, score, sum(s.verdict != "no_check" for s in segments)
 
 
 def _search_text(grounded: GroundedAnswer, facts: list[dict[str, Any]]) -> str:

@@ -14,7 +14,13 @@ from html import escape
 from urllib.parse import urlencode
 
 from grounding_app.policies.rules import REDIRECT_HOSTS, SourceRef, source_domain
-from grounding_app.rendering.answer import ClaimView, RenderedCandidate, SourceView, llm_mark_html
+from grounding_app.rendering.answer import (
+    ClaimView,
+    EvidenceView,
+    RenderedCandidate,
+    SourceView,
+    llm_mark_html,
+)
 from grounding_app.rendering.links import LINK_REL
 from grounding_app.reviews.inline import claim_html, claim_text
 from grounding_app.reviews.models import ReviewerVerdict
@@ -34,6 +40,43 @@ def _attributions(claim: ClaimView) -> str:
                 body += f' <bdi class="link-refused">{escape(a.uri)}</bdi>'
         out.append(f'<span class="attribution">{body}</span>')
     return "".join(out)
+
+
+def _passage_card(view: EvidenceView) -> str:
+    label = (
+        f'<a href="#{view.anchor}">{escape(view.label)}</a>' if view.anchor else escape(view.label)
+    )
+    title = f' <bdi class="ev-title">{escape(view.title)}</bdi>' if view.title else ""
+    note = f'<p class="ev-note">{escape(view.note)}</p>' if view.note else ""
+    body = (
+        f'<blockquote class="ev-text" dir="auto">{view.html}</blockquote>'
+        if view.html
+        else '<p class="muted ev-none">No passage text came with this source.</p>'
+    )
+    kind = "ev-fact" if not view.anchor else "ev-source"
+    return (
+        f'<div class="ev-passage {kind}"><p class="ev-label">{label}{title}</p>{note}{body}</div>'
+    )
+
+
+def _evidence_card(claim: ClaimView) -> str:
+    """The claim's card: the passages that decided it, its numbers and names marked; open
+    on an unsupported claim, whose reader wants to see what the evidence says."""
+    if not claim.evidence:
+        return ""
+    opened = " open" if claim.is_problem else ""
+    labels = ", ".join(escape(v.label) for v in claim.evidence)
+    return (
+        f'<details class="evidence-card"{opened}><summary>Evidence '
+        f'<span class="muted">{labels}</span></summary>'
+        f"{''.join(_passage_card(v) for v in claim.evidence)}</details>"
+    )
+
+
+def _copy_name(claim: ClaimView) -> str:
+    return (
+        "the sentence without citation" if claim.verdict == "uncited" else f"claim {claim.number}"
+    )
 
 
 def _claim_cell(claim: ClaimView, markdown: bool, excluded: Mapping[str, str]) -> str:
@@ -63,9 +106,10 @@ def _claim_cell(claim: ClaimView, markdown: bool, excluded: Mapping[str, str]) -
                 f"domain: <bdi>{escape(excluded[c.anchor])}</bdi></span>"
             )
     out.append(_attributions(claim))
+    out.append(_evidence_card(claim))
     out.append(
         f'<button type="button" class="js-only button-link copy" data-copy="{escape(claim.text)}"'
-        f' aria-label="Copy claim {claim.number}">Copy</button>'
+        f' aria-label="Copy {_copy_name(claim)}">Copy</button>'
     )
     return f'<td class="claim-text" dir="auto">{"".join(out)}</td>'
 
@@ -166,15 +210,22 @@ def rows_html(
             if editing == (candidate.index, claim.number)
             else None
         )
+        # A sentence the import cites nowhere is no claim of it: no number, no verdict form.
+        uncited = claim.verdict == "uncited"
+        mine_cell = (
+            '<td class="mine" data-label="Reviewer"><span class="muted">—</span></td>'
+            if uncited
+            else _mine_cell(candidate.index, claim, verdict, form, query)
+        )
         out.append(
             f'<tr id="{claim.anchor}" class="{classes}" '
             f'data-sources="{claim.source_anchors}" tabindex="0">'
-            f'<td class="num">{claim.number}</td>'
+            f'<td class="num">{"" if uncited else claim.number}</td>'
             f"{_claim_cell(claim, candidate.markdown, excluded or {})}"
             f"{_verdict_cell(claim)}"
             f"{_score_cell(claim)}"
             f'<td class="cites" data-label="Sources">{cites}</td>'
-            f"{_mine_cell(candidate.index, claim, verdict, form, query)}</tr>"
+            f"{mine_cell}</tr>"
         )
     return "\n".join(out)
 

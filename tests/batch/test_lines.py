@@ -121,3 +121,17 @@ def test_a_gemini_line_with_offsets_out_of_range_is_warned_about() -> None:
     assert parsed.warning.startswith("line 4 (checked all the same): candidates[0].")
     assert "9999 is out of range" in parsed.warning
     assert parse(_one_line("gemini_web_search.json"), 4).warning == ""
+
+
+def test_only_checked_claims_count(fake_engine: GroundingEngine) -> None:
+    """The claim count is the denominator of the unsupported rate in trends and alerts: a
+    heading, a greeting or a pointer shown beside the claims must not dilute it."""
+    answer = (
+        "## Camelot\n\nHi! Item 9 was painted blue by Morgan in Camelot.\n\n"
+        "See the official site for details. Hope this helps!"
+    )
+    line = json.dumps({"claim": answer, "facts": [{"text": "Item 9 was made in Avalon."}]})
+    outcome = check(parse(line, 1).item, 0.6)
+    (candidate,) = outcome.result["candidates"]
+    assert len(candidate["segments"]) == 5
+    assert outcome.claim_count == outcome.unsupported_count == 1

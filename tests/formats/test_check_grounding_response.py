@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from grounding_app.engine import (
+    NO_CHECK_REASONS,
     VERIFIER,
     WORD_MATCHING,
     CheckRequest,
@@ -19,6 +20,7 @@ from grounding_app.engine import (
     Fact,
     split_claims,
     split_sentences,
+    unchecked_reason,
 )
 from grounding_app.formats.check_grounding import FormatError, parse_check_request, response_to_json
 from grounding_app.formats.check_grounding_response import (
@@ -346,3 +348,50 @@ def test_an_unknown_no_check_reason_is_a_format_error():
     data = {"claims": [{"startPos": 0, "endPos": 2, "claimText": "Hi", "noCheckReason": "X"}]}
     with pytest.raises(FormatError, match="noCheckReason"):
         parse_check_response(data, "Hi")
+
+
+UNCHECKED_ANSWER = (
+    "## Paris\n\nHi! Paris is the capital of France. Is it big?\n\nHighlights:\n\n"
+    "- The Louvre.\n\nTo list them yourself, you can run the script:\n\n```\nls\n```\n\n"
+    "See the official city site for opening hours. Hope this helps! Yes."
+)
+
+
+def test_every_reason_a_sentence_is_not_checked_round_trips():
+    """Each `noCheckReason` is written in capitals and read back; the layout (code) is
+    left out of the display, every other unchecked piece shown with its reason."""
+    request = CheckRequest(UNCHECKED_ANSWER, (Fact("Paris is the capital of France."),))
+    claims = tuple(
+        Claim(s.start, s.end, s.text, reason is None, no_check_reason=reason)
+        for s in split_claims(UNCHECKED_ANSWER)
+        for reason in [s.no_check_reason or unchecked_reason(s.text)]
+    )
+    original = CheckResponse(claims, (), None)
+    data = response_to_json(original)
+    assert [c.get("noCheckReason") for c in data["claims"]] == [
+        "HEADING",
+        "GREETING",
+        None,
+        "QUESTION",
+        "LEAD_IN",
+        None,
+        "INSTRUCTION",
+        "CODE",
+        "POINTER",
+        "SIGN_OFF",
+        "NO_CLAIM",
+    ]
+    assert parse_check_response(data, UNCHECKED_ANSWER) == original
+    (candidate,) = grounded_from_check_json(request, data).candidates
+    shown = [(s.text, s.verdict, s.no_check_reason) for s in candidate.segments]
+    assert ("```\nls\n```", "no_check", "code") not in shown
+    assert ("## Paris", "no_check", "heading") in shown
+    assert ("See the official city site for opening hours.", "no_check", "pointer") in shown
+
+
+@pytest.mark.parametrize("reason", NO_CHECK_REASONS)
+def test_each_no_check_reason_is_read_in_capitals(reason: str):
+    data = {"claims": [{"startPos": 0, "endPos": 2, "claimText": "Hi"}]}
+    data["claims"][0].update(noCheckReason=reason.upper(), groundingCheckRequired=False)
+    (claim,) = parse_check_response(data, "Hi").claims
+    assert claim.no_check_reason == reason and not claim.grounding_check_required

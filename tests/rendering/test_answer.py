@@ -196,7 +196,13 @@ def test_verdicts_are_given_in_words() -> None:
         '<sup class="ann flag" data-claim="c0-claim-2">unsupported</sup>' in rendered.parts_html[0]
     )
     assert "(No check needed, score 0.50)" in rendered.parts_html[0]
-    assert rendered.verdict_counts == {"supported": 1, "unsupported": 1, "no_check": 1, "cited": 1}
+    assert rendered.verdict_counts == {
+        "supported": 1,
+        "unsupported": 1,
+        "no_check": 1,
+        "cited": 1,
+        "uncited": 0,
+    }
 
 
 def test_sources_list_titles_domains_and_refused_links() -> None:
@@ -264,8 +270,9 @@ def test_every_candidate_and_part_is_rendered() -> None:
     )
     first, second = render_answer(grounded)
     assert read(first.parts_html[1]).markers == {"c0-claim-1": "Two."}
-    assert first.parts_html[0] == "One."
-    assert second.index == 1 and second.parts_html == ("Three.",)
+    # Sentences nothing cites are listed as such (Gemini lists only what it cites).
+    assert [c.text for c in first.claims if c.verdict == "uncited"] == ["One."]
+    assert second.index == 1 and [c.text for c in second.claims] == ["Three."]
 
 
 _texts = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40)

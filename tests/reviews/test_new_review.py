@@ -58,11 +58,11 @@ def test_full_page_post_saves_and_redirects_to_the_permalink(
     assert review.citation_threshold == 0.6
     assert review.created_by == reviewer and review.created_at is not None
     assert review.engine_checked and review.source_format == "manual"
-    assert review.claim_count == 3
+    assert review.claim_count == 2  # "Here is what I found." is shown, not counted
     assert review.summary in {"supported", "partial", "unsupported"}
     page = reviewer_client.get(response["Location"]).content.decode()
     assert "Titanic was directed by James Cameron." in page
-    assert "No check needed" in page
+    assert "Greeting — not checked" in page
 
 
 def test_htmx_post_swaps_in_the_result_partial(
