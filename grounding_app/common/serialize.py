@@ -5,7 +5,8 @@ instead of misreading them. Version 2 added `unsupported` (word spans) to segmen
 version 3 their `language` and `checked_by`; older rows read as having none. A segment's
 `llm_judge` (why the LLM judge's verdict does not stand) and `no_check_reason` (why a
 sentence was not checked) are optional within version 3:
-a row without it reads as None, which is what it meant when it was stored.
+a row without it reads as None, which is what it meant when it was stored. So is a
+segment's `evidence` (a passage of the facts shown beside the claim): older rows have none.
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
+from grounding_app.formats.grounded import (
+    Candidate,
+    FactPassage,
+    GroundedAnswer,
+    Problem,
+    Segment,
+    Source,
+)
 
 VERSION = 3
 READABLE = frozenset({1, 2, 3})
@@ -24,6 +32,7 @@ def grounded_to_json(grounded: GroundedAnswer) -> dict[str, Any]:
 
 
 def _segment(data: dict[str, Any]) -> Segment:
+    evidence = data.get("evidence")
     return Segment(
         part=data["part"],
         start=data["start"],
@@ -38,6 +47,7 @@ def _segment(data: dict[str, Any]) -> Segment:
         checked_by=data.get("checked_by"),
         no_check_reason=data.get("no_check_reason"),
         llm_judge=data.get("llm_judge"),
+        evidence=FactPassage(**evidence) if evidence else None,
     )
 
 

@@ -19,7 +19,9 @@ newer `FactChunk` fields `uri`, `title` and `domain` win over the same keys in
 judged a claim), `noCheckReason` (why a piece is not checked) and
 `contextClaimIndices` (the earlier claims a claim was read with) are read back, and a
 value of `checkedBy` or `noCheckReason` we never write, or a context that is not an
-earlier claim, is a problem.
+earlier claim, is a problem. So are `unsupportedSpans` (the words the check found its
+best evidence lacks), kept exactly as the check returned them; a span outside its claim
+is a problem.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class _Claim:
     checked_by: str | None
     no_check_reason: str | None
     context: tuple[tuple[str, int], ...] = ()
+    unsupported: tuple[tuple[str, int, int], ...] = ()  # (path, start, end) as on the wire
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,34 @@ def _claim(path: str, value: object) -> _Claim:
         checked_by=_one_of(data, path, "checkedBy", CHECKED_BY),
         no_check_reason=_one_of(data, path, "noCheckReason", NO_CHECK_REASONS),
         context=r.indices(data, path, "contextClaimIndices"),
+        unsupported=r.each(data, path, "unsupportedSpans", _unsupported_span),
     )
+
+
+def _unsupported_span(path: str, value: object) -> tuple[str, int, int]:
+    data = r.obj(path, value)
+    _, start = r.opt_int(data, path, "startPos")
+    end_path, end = r.opt_int(data, path, "endPos")
+    if end is None:
+        r.fail(end_path, "missing: expected the UTF-8 byte offset where the words end.")
+    return path, start or 0, end
+
+
+def _words(claim: _Claim) -> tuple[tuple[tuple[int, int], ...], list[Problem]]:
+    """The claim's unsupported words as the check returned them, and a problem for each
+    span that does not lie inside the claim (left out)."""
+    spans, problems = [], []
+    end = claim.span.end if claim.span.end is not None else claim.span.start
+    for path, a, b in claim.unsupported:
+        if claim.span.start <= a < b <= end:
+            spans.append((a, b))
+        else:
+            problems.append(
+                Problem(
+                    path, f"words {a}-{b} are not inside their claim ({claim.span.start}-{end})."
+                )
+            )
+    return tuple(spans), problems
 
 
 def _one_of(data: dict[str, object], path: str, key: str, values: tuple[str, ...]) -> str | None:
@@ -157,7 +187,10 @@ def _bad_context(index: int, position: int) -> str:
 
 
 def _engine_claim(
-    claim: _Claim, citations: tuple[int, ...], context: tuple[int, ...] = ()
+    claim: _Claim,
+    citations: tuple[int, ...],
+    context: tuple[int, ...] = (),
+    unsupported: tuple[tuple[int, int], ...] = (),
 ) -> Claim:
     assert claim.span.end is not None  # checked by PartTexts.check before we get here
     return Claim(
@@ -171,6 +204,7 @@ def _engine_claim(
         checked_by=claim.checked_by,
         no_check_reason=claim.no_check_reason,
         context_claims=context,
+        unsupported=unsupported,
     )
 
 
@@ -184,7 +218,7 @@ def parse_check_response(data: object, answer: str) -> CheckResponse:
         r.fail("answer", f"the answer holds a lone surrogate at character {where}.")
     response = _read(data, "")
     parts = r.PartTexts([answer])
-    claims = []
+    claims: list[Claim] = []
     for claim in response.claims:
         problem = parts.check(claim.span)
         if problem is not None:
@@ -195,11 +229,15 @@ def parse_check_response(data: object, answer: str) -> CheckResponse:
         for index_path, index in claim.context:
             if not 0 <= index < len(claims):
                 r.fail(index_path, _bad_context(index, len(claims)))
+        words, bad = _words(claim)
+        if bad:
+            r.fail(bad[0].field, bad[0].message)
         claims.append(
             _engine_claim(
                 claim,
                 tuple(index for _, index in claim.citations),
                 tuple(index for _, index in claim.context),
+                words,
             )
         )
     return CheckResponse(
@@ -218,7 +256,7 @@ def grounded_from_check_json(request: CheckRequest, data: object, path: str = ""
     response = _read(data, path)
     parts = r.PartTexts([request.answer])
     problems: list[Problem] = []
-    claims = []
+    claims: list[Claim] = []
     placed: dict[int, int] = {}  # a claim's index on the wire -> among the claims placed
     for position, claim in enumerate(response.claims):
         problem = parts.check(claim.span)
@@ -238,7 +276,9 @@ def grounded_from_check_json(request: CheckRequest, data: object, path: str = ""
             elif index in placed:
                 context.append(placed[index])
         placed[position] = len(claims)
-        claims.append(_engine_claim(claim, tuple(citations), tuple(context)))
+        words, bad = _words(claim)
+        problems.extend(bad)
+        claims.append(_engine_claim(claim, tuple(citations), tuple(context), words))
     engine_response = CheckResponse(
         claims=tuple(claims),
         cited_chunks=tuple(chunk.chunk for chunk in response.chunks),

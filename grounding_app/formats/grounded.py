@@ -29,6 +29,19 @@ class Source:
 
 
 @dataclass(frozen=True)
+class FactPassage:
+    """A passage of the request's facts shown beside a claim, where the passages it cites
+    are not the whole story: the closest one to an unsupported claim that cites none
+    ("closest"), or the passage of a cited fact stating numbers of the claim that no cited
+    passage states ("numbers")."""
+
+    text: str
+    fact_index: int
+    reason: Literal["closest", "numbers"]
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class Segment:
     """A claim (check grounding) or a supported segment (Gemini, agent citations)."""
 
@@ -52,6 +65,8 @@ class Segment:
     no_check_reason: str | None = None
     # Of a claim the LLM judge was asked about and did not decide: why ("fell back: timeout").
     llm_judge: str | None = None
+    # Of a checked claim, a passage of the facts beyond the cited ones (`FactPassage`).
+    evidence: FactPassage | None = None
 
 
 @dataclass(frozen=True)

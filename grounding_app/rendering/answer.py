@@ -43,13 +43,24 @@ from urllib.parse import urlsplit
 
 from grounding_app.engine import (
     LLM_JUDGE,
+    NUMBER_MARK,
     WORD_MATCHING,
     OffsetError,
     byte_prefix,
     char_index,
+    claim_marks,
     language_name,
+    needs_grounding_check,
+    split_claims,
 )
-from grounding_app.formats.grounded import Candidate, GroundedAnswer, Problem, Segment, Source
+from grounding_app.formats.grounded import (
+    Candidate,
+    FactPassage,
+    GroundedAnswer,
+    Problem,
+    Segment,
+    Source,
+)
 from grounding_app.rendering import llm_notes
 from grounding_app.rendering.bidi import dir_attribute, text_direction
 from grounding_app.rendering.languages import JudgeInfo, mark_text, summary
@@ -68,20 +79,9 @@ VERDICT_LABELS = {
     "unsupported": "Unsupported",
     "no_check": "No check needed",
     "cited": "Cited",  # a segment from a format that gives sources but no verdict
+    # A sentence of a Gemini or agent answer that no grounding support or citation covers.
+    "uncited": "No citation",
 }
-
-
-# A claim with neither a verdict nor a citation: our engine left it unjudged because its
-# support may be in a source that came without text (a Gemini web chunk). "Cited" would
-# name a citation it does not have.
-UNJUDGED = "Not checkable: no source text"
-
-HIGH_SCORE = 0.75
-LOW_SCORE = 0.4
-
-
-@dataclass(frozen=True)
-class CitationView:
 # Why a sentence was not checked (engine.NO_CHECK_REASONS), said in place of "No check
 # needed"; the Markdown layout (a table's header and rule, code) is drawn as rendered.
 NO_CHECK_LABELS = {
@@ -97,6 +97,22 @@ NO_CHECK_LABELS = {
     "sign_off": "Sign-off — not checked",
     "no_claim": "States nothing to check — not checked",
 }
+# The formats whose segments are the answer's cited stretches, not claims that tile it:
+# the sentences between them are listed too, as claims without a citation.
+CITING_FORMATS = frozenset({"gemini", "agent"})
+
+
+# A claim with neither a verdict nor a citation: our engine left it unjudged because its
+# support may be in a source that came without text (a Gemini web chunk). "Cited" would
+# name a citation it does not have.
+UNJUDGED = "Not checkable: no source text"
+
+HIGH_SCORE = 0.75
+LOW_SCORE = 0.4
+
+
+@dataclass(frozen=True)
+class CitationView:
     number: int  # 1-based, as printed in the marker and the source list
     anchor: str  # id of the source entry
 
@@ -106,6 +122,18 @@ class AttributionView:
     title: str
     uri: str
     href: str | None  # None: the URI is not a safe link and is shown as text
+
+
+@dataclass(frozen=True)
+class EvidenceView:
+    """One passage on a claim's evidence card: a cited source's passage, or a passage of
+    the facts beside them (`FactPassage`), with the claim's numbers and names marked."""
+
+    label: str  # "Source 2", "Fact 3"
+    anchor: str  # the source card's id, "" for a passage of the facts
+    title: str
+    html: str  # escaped passage, marks inserted; "" when the source came without text
+    note: str = ""  # why a passage of the facts is shown
 
 
 @dataclass(frozen=True)
@@ -129,6 +157,7 @@ class ClaimView:
     # Why the LLM judge's verdict does not stand ("timeout"), where it was asked and did not
     # decide; "" otherwise (llm_notes.py).
     llm_fallback: str = ""
+    evidence: tuple[EvidenceView, ...] = ()  # the claim's card: the passages that decided it
 
     @property
     def llm_decided(self) -> bool:
@@ -242,9 +271,14 @@ def render_answer(
 ) -> tuple[RenderedCandidate, ...]:
     """`markdown`: True renders Markdown, False the plain text, None decides per part.
     `judge`: what the engine's model reads, for the word-matching sentences (by default
-    the live engine's, if it is loaded; see `languages.py`)."""
+    the live engine's, if it is loaded; see `languages.py`). A Gemini or agent answer's
+    sentences that nothing cites are listed as claims without a citation."""
     judge = judge or JudgeInfo()
-    return tuple(render_candidate(c, i, markdown, judge) for i, c in enumerate(grounded.candidates))
+    uncited = grounded.format in CITING_FORMATS
+    return tuple(
+        render_candidate(c, i, markdown, judge, uncited=uncited)
+        for i, c in enumerate(grounded.candidates)
+    )
 
 
 def _verdict(segment: Segment) -> str:
@@ -397,11 +431,124 @@ def _claim_view(layout: _Layout, segment: Segment, n: int, judge: JudgeInfo) -> 
         llm_fallback=""
         if segment.checked_by == LLM_JUDGE
         else llm_notes.fallback_reason(segment.llm_judge),
+        evidence=_evidence(layout, segment, text),
     )
     if span is not None:
         layout.placed[segment.part].append((span[0], span[1], claim))
         layout.words_in[segment.part].extend(words)
     return claim
+
+
+_MARK_WORDS = {NUMBER_MARK: "a number of the claim"}
+_NAME_WORDS = "a name of the claim"
+
+
+def passage_html(claim: str, passage: str) -> str:
+    """Escaped `passage` with the claim's numbers and names marked where it states them
+    (`engine.claim_marks`, UTF-8 byte spans): a `<mark>` per kind, named for screen
+    readers, so a reviewer sees at once whether the evidence holds the claim's figures."""
+    prefix = byte_prefix(passage)
+    out, at = [], 0
+    for start_byte, end_byte, kind in claim_marks(claim, passage):
+        start, end = char_index(passage, start_byte, prefix), char_index(passage, end_byte, prefix)
+        words = _MARK_WORDS.get(kind, _NAME_WORDS)
+        out.append(html.escape(passage[at:start]))
+        out.append(
+            f'<mark class="ev-mark ev-{kind}" title="{words.capitalize()}">'
+            f'{html.escape(passage[start:end])}<span class="sr-only"> ({words})</span></mark>'
+        )
+        at = end
+    out.append(html.escape(passage[at:]))
+    return "".join(out)
+
+
+_WHY = {
+    "closest": "Closest passage in the facts: the claim cites none, and its words marked "
+    "not in the evidence were looked for here.",
+    "numbers": "From a cited fact: this passage states numbers of the claim that the cited "
+    "passages do not.",
+}
+
+
+def _fact_view(passage: FactPassage, claim: str) -> EvidenceView:
+    label = f"Fact {passage.fact_index + 1}"
+    return EvidenceView(
+        label, "", passage.title, passage_html(claim, passage.text), _WHY[passage.reason]
+    )
+
+
+def _evidence(layout: _Layout, segment: Segment, claim: str) -> tuple[EvidenceView, ...]:
+    """The claim's card: each passage it cites, then the passage of the facts it needs
+    beside them (`FactPassage`), if any."""
+    sources = layout.candidate.sources
+    views = []
+    for i in dict.fromkeys(segment.source_indices):
+        if not 0 <= i < len(sources):
+            continue
+        source = sources[i]
+        href = safe_href(source.uri)
+        title = _source_title(source, i + 1, _domain(source, href))
+        text = passage_html(claim, source.text) if source.text else ""
+        views.append(EvidenceView(f"Source {i + 1}", layout.source_anchor(i), title, text))
+    if segment.evidence is not None:
+        views.append(_fact_view(segment.evidence, claim))
+    return tuple(views)
+
+
+def _uncited(layout: _Layout, first: int) -> list[tuple[tuple[int, int], ClaimView]]:
+    """The sentences of a citing format's answer that no segment touches, as claims
+    without a citation ((part, char start) and view each), numbered from `first`: the
+    format lists only what it cites, and a sentence it left out must not vanish. Markdown
+    structure and sentences that assert nothing are left out, as the engine leaves them."""
+    out = []
+    n = first
+    for p, text in enumerate(layout.candidate.parts):
+        taken = [(a, b) for a, b, _ in layout.placed[p]]
+        for sentence in split_claims(text):
+            if sentence.no_check_reason is not None or not needs_grounding_check(sentence.text):
+                continue
+            span = _char_span(
+                layout.candidate.parts,
+                layout.prefixes,
+                Segment(p, sentence.start, sentence.end, ""),
+            )
+            if span[0] == span[1] or any(a < span[1] and span[0] < b for a, b in taken):
+                continue
+            claim = ClaimView(
+                number=n,
+                anchor=f"{layout.prefix}uncited-{n}",
+                text=text[span[0] : span[1]],
+                verdict="uncited",
+                verdict_label=VERDICT_LABELS["uncited"],
+                score=None,
+                score_text="",
+                confidence_text="",
+                citations=(),
+                attributions=(),
+                placed=True,
+                text_html=html.escape(text[span[0] : span[1]]),
+            )
+            layout.placed[p].append((span[0], span[1], claim))
+            out.append(((p, span[0]), claim))
+            n += 1
+    return out
+
+
+def _in_text_order(
+    claims: Sequence[ClaimView],
+    keys: Sequence[tuple[int, int] | None],
+    uncited: Sequence[tuple[tuple[int, int], ClaimView]],
+) -> tuple[ClaimView, ...]:
+    """The claims in their order, each sentence without a citation placed before the
+    first claim that starts after it (claims not placed in the text keep their place)."""
+    out: list[ClaimView] = []
+    pending = list(uncited)
+    for claim, key in zip(claims, keys, strict=True):
+        while pending and key is not None and pending[0][0] < key:
+            out.append(pending.pop(0)[1])
+        out.append(claim)
+    out.extend(claim for _, claim in pending)
+    return tuple(out)
 
 
 def _source_views(layout: _Layout) -> tuple[SourceView, ...]:
@@ -474,16 +621,26 @@ def _parts_html(layout: _Layout, markdown: bool | None) -> _PartsHtml:
 
 
 def render_candidate(
-    candidate: Candidate, index: int, markdown: bool | None = False, judge: JudgeInfo | None = None
+    candidate: Candidate,
+    index: int,
+    markdown: bool | None = False,
+    judge: JudgeInfo | None = None,
+    *,
+    uncited: bool = False,
 ) -> RenderedCandidate:
-    """The candidate in steps: claims (placing them, noting problems), then sources (with
-    the claims citing each), queries, counts and the parts' HTML."""
+    """The candidate in steps: claims (placing them, noting problems; with `uncited`, the
+    sentences nothing cites too), then sources (with the claims citing each), queries,
+    counts and the parts' HTML."""
     judge = judge or JudgeInfo()
     layout = _Layout(candidate, f"c{index}-", list(candidate.problems))
     claims = tuple(
         _claim_view(layout, segment, n, judge)
         for n, segment in enumerate(candidate.segments, start=1)
     )
+    if uncited:
+        starts = {id(c): (p, a) for p, placed in layout.placed.items() for a, _, c in placed}
+        keys = [starts.get(id(c)) for c in claims]
+        claims = _in_text_order(claims, keys, _uncited(layout, len(claims) + 1))
     parts = _parts_html(layout, markdown)
     return RenderedCandidate(
         index=index,

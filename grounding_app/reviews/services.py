@@ -18,6 +18,7 @@ from django.utils import timezone
 from grounding_app.accounts.roles import may_change
 from grounding_app.active_verifier.checker import checker
 from grounding_app.active_verifier.services import judge_info
+from grounding_app.common.evidence import with_evidence
 from grounding_app.common.importing import from_grounded, grounded_meta
 from grounding_app.common.serialize import grounded_from_json, grounded_to_json
 from grounding_app.engine import (
@@ -82,6 +83,8 @@ def save_review(
     verifier: str = "",
 ) -> Review:
     facts = facts_to_json(request.facts) if request else []
+    if request is not None:
+        grounded = with_evidence(grounded, request.facts)
     summary, score, count = summarize(grounded)
     if request is not None:
         answer = request.answer
@@ -105,34 +108,37 @@ def save_review(
     )
 
 
-# Verifier calls spent per saved review on finding which words are unsupported (one per
-# masked phrase): about a second here, so a long answer's later claims stay lexical only.
-REFINE_BUDGET = 24
+def _without_words(grounded: GroundedAnswer) -> GroundedAnswer:
+    return replace(
+        grounded,
+        candidates=tuple(
+            replace(c, segments=tuple(replace(s, unsupported=()) for s in c.segments))
+            for c in grounded.candidates
+        ),
+    )
 
 
-def with_unsupported_words(
-    grounded: GroundedAnswer, request: CheckRequest, *, refine: bool = True
-) -> GroundedAnswer:
-    """Mark, in each unsupported claim, the words its best evidence does not back;
-    `refine` asks our engine's judge which of them the verdict rests on. Without facts
-    there is no evidence to lack words: every word would be listed, and the page says
-    instead that no facts were given."""
+def checked_words(grounded: GroundedAnswer, request: CheckRequest) -> GroundedAnswer:
+    """A check's result with its unsupported words exactly as the check returned them, so
+    the review marks what the API marked. Without facts there is no evidence to lack
+    words: the check lists every word, and the page says instead that no facts were given."""
+    return grounded if request.facts else _without_words(grounded)
+
+
+def with_unsupported_words(grounded: GroundedAnswer, request: CheckRequest) -> GroundedAnswer:
+    """Mark, in each unsupported claim of an answer whose check named no words (a response
+    from another tool), the words its best evidence does not back, as our check's
+    lexical pass would."""
     facts = [f.text for f in request.facts]
     if not facts:
-        return replace(
-            grounded,
-            candidates=tuple(
-                replace(c, segments=tuple(replace(s, unsupported=()) for s in c.segments))
-                for c in grounded.candidates
-            ),
-        )
+        return _without_words(grounded)
     candidates = []
     for candidate in grounded.candidates:
         targets = [i for i, s in enumerate(candidate.segments) if s.verdict == "unsupported"]
         claims = [
             ClaimToExplain(candidate.segments[i].text, candidate.segments[i].start) for i in targets
         ]
-        spans = checker().engine().explain(claims, facts, REFINE_BUDGET if refine else 0)
+        spans = checker().engine().explain(claims, facts)
         segments = list(candidate.segments)
         for i, found in zip(targets, spans, strict=True):
             segments[i] = replace(segments[i], unsupported=found)
@@ -154,7 +160,7 @@ def check_and_save(
     verifier = checked.verifier or ""
     return save_review(
         user,
-        with_unsupported_words(grounded_from_check(request, checked.response), request),
+        checked_words(grounded_from_check(request, checked.response), request),
         source_format=source_format,
         request=request,
         raw_payload=raw_payload,
@@ -180,8 +186,14 @@ def import_and_save(user: Any, raw: str | bytes) -> Review:
         )
     grounded = result.grounded
     if result.request is not None and grounded.format == "check_grounding":
-        # An imported response's verdicts are not ours: mark its words lexically only.
-        grounded = with_unsupported_words(grounded, result.request, refine=False)
+        named = any(s.unsupported for c in grounded.candidates for s in c.segments)
+        # A response of our API names its words: they stay as they came. Another tool's
+        # names none: our check's lexical pass marks them.
+        grounded = (
+            checked_words(grounded, result.request)
+            if named
+            else with_unsupported_words(grounded, result.request)
+        )
     return save_review(
         user,
         grounded,
