@@ -43,7 +43,7 @@ def stages() -> tuple[tuple[str, tuple[Where, ...]], ...]:
         ("candidates (BM25 search)", (("retrieval.py", "candidates"),)),
         ("checks (contradiction, role, hedge ...)", (("checks/__init__.py", "fired"),)),
         ("unsupported words", (GroundingEngine.explain,)),
-        ("claims: split, language", (split_sentences, identify, ("pipeline.py", "_readable"))),
+        ("claims: split, language", (split_sentences, identify, ("claim_work.py", "_readable"))),
     )
 
 

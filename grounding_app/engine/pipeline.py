@@ -5,18 +5,11 @@ a check is read with the sentences before it, candidate passages are found in th
 facts, the judge scores the claim against the best passages of each fact (and, when no
 single fact supports it, of the two best facts together, for support spread over two
 facts), and the facts whose support reaches the citation threshold are cited.
-
-Claims keep their exact spans, but the judge reads them and the evidence normalised
-(`_readable`): without citation markers ("[1]", "【3†source】") and HTML tags, which
-are no part of what is claimed, and with numbers that have several spellings in one
-("twenty-one" and "21", "1.5 million" and "1,500,000"), which the judge does not match
-on its own; a claim's numbers and dates are written as the evidence writes them.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -34,9 +27,9 @@ from grounding_app.engine.checks import (
     record_flag,
     registry,
 )
-from grounding_app.engine.checks.record_flag import record_states, same_word
+from grounding_app.engine.checks.record_flag import record_states
+from grounding_app.engine.claim_work import _Context, _context, _readable, _Verdict
 from grounding_app.engine.claims import (
-    Sentence,
     asserted_statement,
     split_claims,
     strip_list_marker,
@@ -44,26 +37,25 @@ from grounding_app.engine.claims import (
 )
 from grounding_app.engine.encoders import Encoder, EncodingCache, MemoEncoder, MiniLMEncoder
 from grounding_app.engine.escalation import Escalated, Escalation, Outcome, Ruling
+from grounding_app.engine.evidence import (
+    _Candidate,
+    _evidence_options,
+    _position,
+    _relevance,
+    _shown,
+    _supporting,
+)
+from grounding_app.engine.evidence import is_bookkeeping as is_bookkeeping
 from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, Judge
 from grounding_app.engine.lang import identify, profile
 from grounding_app.engine.lang.numbers import align_values
 from grounding_app.engine.lexical import (
-    PRONOUN,
     compare,
-    content_stems,
-    numbers,
-    opens_with_pronoun,
-    reference,
     resolve_reference,
-    subject_stems,
-    substitutes,
 )
 from grounding_app.engine.normalise import (
     align_dates,
     align_numbers,
-    canonical_text,
-    strip_citations,
-    strip_markup,
 )
 from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.roles import proper_names
@@ -77,13 +69,11 @@ from grounding_app.engine.types import (
     CheckResponse,
     CitedChunk,
     Claim,
-    Fact,
     Penalties,
 )
 from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
 from grounding_app.engine.word_match import WordMatchJudge
 
-CONTEXT_SENTENCES = 2
 # A claim's evidence options are read best first until one scores this much; the rest
 # could only raise a score already above every threshold a reviewer sets in practice.
 # A constant, not the request's citation threshold: the threshold decides which facts
@@ -135,30 +125,6 @@ class Settings:
     neighbours: int = 0
 
 
-@dataclass
-class _Candidate:
-    facts: tuple[int, ...]
-    passages: tuple[Passage, ...]  # best match first; what may be cited
-    leads: tuple[Passage, ...] = ()  # the facts' opening passages, read for their topic
-    around: tuple[Passage, ...] = ()  # neighbours of `passages`, read for their context
-
-
-@dataclass
-class _Verdict:
-    score: float
-    cited: list[Passage]
-    windows: tuple[Passage, ...] = ()  # the best option's passages: what an escalation reads
-
-
-# Bookkeeping attributes (document ids, chunk numbers, "sentences: 47-51" locators) say
-# nothing a claim could rest on, and text the judges never saw in training distracts them.
-_BOOKKEEPING = re.compile(
-    r"(^|[_-])(id|ids|uuid|guid|chunk|n_chunks|index|offset|hash"
-    r"|sentences?|lines?|pages?|paragraphs?|para)$",
-    re.I,
-)
-
-
 @dataclass(frozen=True)
 class _ClaimBatch:
     """The claims of one request that the judge reads, row by row, with what every rank of
@@ -175,23 +141,6 @@ class _ClaimBatch:
     memo: MemoEncoder
 
 
-def is_bookkeeping(key: str) -> bool:
-    """True for an attribute that locates a fact rather than saying anything about it."""
-    return _BOOKKEEPING.search(key) is not None
-
-
-def _merge_attributes(facts: Sequence[Fact], indices: Sequence[int]) -> dict[str, str]:
-    """The facts' readable attributes, values of a repeated key joined."""
-    merged: dict[str, list[str]] = {}
-    for index in indices:
-        for key, value in facts[index].attributes.items():
-            if is_bookkeeping(key):
-                continue
-            if value not in merged.setdefault(key, []):
-                merged[key].append(value)
-    return {key: "; ".join(values) for key, values in merged.items()}
-
-
 def parse_judge(spec: str) -> tuple[str, Path | None]:
     """'verifier', 'features' or 'verifier:DIR' -> (name, DIR or None)."""
     name, sep, directory = spec.partition(":")
@@ -202,182 +151,13 @@ def parse_judge(spec: str) -> tuple[str, Path | None]:
     raise ValueError(f"unknown judge {spec!r}: use 'verifier', 'verifier:DIR' or 'features'")
 
 
-def _relevance(
-    index: PassageIndex,
-    pools: Sequence[Sequence[int]],
-    claims: Sequence[str],
-    in_context: Sequence[str],
-    memo: MemoEncoder,
-) -> list[np.ndarray]:
-    """Per claim, its pool's cosine to the claim and to the claim read in context.
-
-    A claim the prefilter found nothing for gets an empty array (and later no evidence,
-    so score 0): off-topic claims and facts in another script are everyday input.
-    """
-    pool_ids = sorted({p for pool in pools for p in pool})
-    if not pool_ids:
-        return [np.zeros(0, dtype=np.float32) for _ in pools]
-    position = {p: row for row, p in enumerate(pool_ids)}
-    passage_vecs = memo.encode_facts([index.passages[p].text for p in pool_ids])
-    claim_vecs = memo.encode(list(claims))
-    ctx_vecs = memo.encode(list(in_context))
-    out = []
-    for row, pool in enumerate(pools):
-        if not pool:
-            out.append(np.zeros(0, dtype=np.float32))
-            continue
-        block = passage_vecs[[position[p] for p in pool]]
-        out.append(0.5 * (block @ claim_vecs[row] + block @ ctx_vecs[row]))
-    return out
-
-
-@dataclass(frozen=True)
-class _Context:
-    """What a claim may be read with: the checked sentences before it (`claims`, their
-    indices) and `text`, their words; `needed` where the claim cannot be read alone."""
-
-    text: str = ""
-    claims: tuple[int, ...] = ()
-    needed: bool = False
-
-
-def _context(
-    sentences: Sequence[Sentence], texts: Sequence[str], required: Sequence[bool], index: int
-) -> _Context:
-    """The checked sentences before a claim that refers back ("It ...", "The film ..."),
-    after the line that introduces its list or table ("The cast includes:")."""
-    lead_in = sentences[index].lead_in
-    lead = next(
-        (
-            j
-            for j in range(index - 1, -1, -1)
-            if lead_in and strip_list_marker(sentences[j].text) == lead_in
-        ),
-        None,
-    )
-    kind = reference(texts[index])
-    before = [j for j in range(index) if required[j]][-CONTEXT_SENTENCES:] if kind else []
-    claims = sorted({*before, *([lead] if lead is not None else [])})
-    text = " ".join(
-        _readable(strip_list_marker(sentences[j].text)) if j == lead else texts[j] for j in claims
-    )
-    return _Context(text.strip(), tuple(claims), kind == PRONOUN)
-
-
 def _settled(judged: Sequence[tuple[float, _Candidate]]) -> bool:
     return any(score >= ENOUGH_SUPPORT for score, _ in judged)
-
-
-def _around(index: PassageIndex, fact: int, kept: Sequence[int], n: int) -> tuple[Passage, ...]:
-    """Up to `n` passages of the same fact on each side of each kept one."""
-    near = {
-        q
-        for p in kept
-        for q in range(p - n, p + n + 1)
-        if q not in kept and 0 <= q < len(index.passages) and index.passages[q].fact == fact
-    }
-    return tuple(index.passages[q] for q in sorted(near))
-
-
-def _position(passage: Passage) -> tuple[int, int]:
-    return passage.fact, passage.start
-
-
-def _covering(
-    wanted: set[str], passages: Sequence[Passage], keys: Callable[[Passage], set[str]]
-) -> tuple[list[Passage], set[str]]:
-    """The passages, in the order given, that each add some of `wanted` that the ones
-    before lack, and what none of them holds."""
-    missing = set(wanted)
-    chosen: list[Passage] = []
-    for passage in passages:
-        adds = missing & keys(passage)
-        if adds:
-            chosen.append(passage)
-            missing -= adds
-    return chosen, missing
-
-
-def _supporting(claim: str, passages: Sequence[Passage]) -> list[Passage]:
-    """The fewest passages that together hold the claim's words: what a reader is shown.
-
-    `passages` come best match first; a later one is cited only when it adds words of the
-    claim that the earlier ones lack (support spread over several sentences).
-    """
-    first, rest = passages[0], passages[1:]
-    wanted = set(content_stems(claim)) - set(content_stems(first.text))
-    chosen, _ = _covering(wanted, rest, lambda p: set(content_stems(p.text)))
-    return sorted([first, *chosen], key=_position)
-
-
-def _readable(text: str) -> str:
-    """What the judge and the lexical checks read of a claim or passage (module doc)."""
-    return canonical_text(strip_citations(strip_markup(text)))
 
 
 def _discount(probability: float, penalty: float) -> float:
     """``probability`` with its log-odds lowered by ``penalty``."""
     return probability / (probability + (1.0 - probability) * math.exp(penalty))
-
-
-def _may_combine(claim: str, first: Sequence[Passage], second: Sequence[Passage]) -> bool:
-    """Whether two facts may support a claim together that neither supports alone.
-
-    Reading two facts at once, a judge sees every word of "Rome is the capital of
-    Austria." in "Rome is the capital of Italy." and "Vienna is the capital of Austria."
-    and calls it supported. Support spread over two facts has another shape: each fact
-    states part of the claim and neither says anything else about it ("designed by
-    Eiffel's firm" in one, "completed in 1889" in the other). So the facts are read
-    together only when each holds claim words the other lacks, and neither puts another
-    name or number where the claim has one it lacks (`lexical.substitutes`).
-    """
-    first_texts = [_readable(p.text) for p in first]
-    second_texts = [_readable(p.text) for p in second]
-    wanted = _keys(claim)
-    first_has = wanted & _keys(" ".join(first_texts))
-    second_has = wanted & _keys(" ".join(second_texts))
-    if not (first_has - second_has and second_has - first_has):
-        return False
-    return not (substitutes(claim, first_texts) or substitutes(claim, second_texts))
-
-
-def _in_phrases(claim: str, passages: Sequence[set[str]]) -> bool:
-    """Whether the claim's content words, in order, fall into runs of two or more that
-    one passage holds whole: a summary joins clauses that each come from one sentence
-    ("approved the plan 7-2" | "Mayor Sandra Whitfield" | "signed it on Wednesday"),
-    while a made-up one picks single words from far apart ("luxury" from one sentence,
-    "porcelain urinal" from another, "installed" from a third) into a phrase no sentence
-    says.
-
-    Runs are cut greedily: a run goes on while some passage holds all of its words, and
-    the next may start at the last word of the one before, where the clauses share it
-    ("Mayor Whitfield" | "Whitfield signed it").
-    """
-    run: list[str] = []
-    for word in content_stems(claim):
-        if _held([*run, word], passages):
-            run.append(word)
-            continue
-        if len(run) < 2:
-            return False
-        run = [run[-1], word] if _held([run[-1], word], passages) else [word]
-    return len(run) >= 2
-
-
-def _held(words: Sequence[str], passages: Sequence[set[str]]) -> bool:
-    return any(all(w in held for w in words) for held in passages)
-
-
-def _referred_keys(index: PassageIndex, number: int) -> set[str]:
-    """A passage's keys, and where it opens with a pronoun, the subject of the sentence
-    before it in its fact: "The film was released in 1997. It won eleven Academy Awards."
-    holds "The film won eleven Academy Awards" as one phrase."""
-    passage = index.passages[number]
-    keys = _keys(_readable(passage.text))
-    if number == 0 or not opens_with_pronoun(passage.text):
-        return keys
-    before = index.passages[number - 1]
-    return keys | set(subject_stems(before.text)) if before.fact == passage.fact else keys
 
 
 def _escalate(
@@ -461,11 +241,6 @@ def _ruled_words(
         if spans:
             found[i] = tuple(sorted(spans))
     return found
-
-
-def _keys(text: str) -> set[str]:
-    """What a text can contribute to a claim: its content stems and its numbers."""
-    return set(content_stems(text)) | numbers(text)
 
 
 class GroundingEngine:
@@ -781,7 +556,7 @@ class GroundingEngine:
         memo = MemoEncoder(self.encoder, self.fact_encodings)
         relevance = _relevance(index, pools, [claims[i] for i in order], in_context, memo)
         candidates = [
-            self._evidence_options(index, claims[claim_id], pools[row], relevance[row])
+            _evidence_options(self.settings, index, claims[claim_id], pools[row], relevance[row])
             for row, claim_id in enumerate(order)
         ]
         queries = [ClaimInContext(claims[i], contexts[i]) for i in order]
@@ -828,7 +603,7 @@ class GroundingEngine:
         and discounted by the checks that fire on it."""
         pairs = []
         for row, option in todo:
-            evidence = self._evidence(batch.request, option, bool(batch.queries[row].context))
+            evidence = _shown(batch.request, option, bool(batch.queries[row].context))
             query = batch.readings[row]
             aligned = align_values(
                 align_numbers(align_dates(query.claim, evidence.text), evidence.text),
@@ -934,123 +709,3 @@ class GroundingEngine:
             return query
         resolved = resolve_reference(query.claim, query.context, names)
         return query if resolved is None else ClaimInContext(resolved)
-
-    @staticmethod
-    def _evidence(request: CheckRequest, option: _Candidate, refers_back: bool) -> Evidence:
-        # A claim that refers back is about the fact's topic: show its opening.
-        shown = set(option.passages + option.around + (option.leads if refers_back else ()))
-        return Evidence(
-            passages=tuple(_readable(p.text) for p in sorted(shown, key=_position)),
-            attributes=_merge_attributes(request.facts, option.facts),
-        )
-
-    def _evidence_options(
-        self, index: PassageIndex, claim: str, pool: Sequence[int], relevance: np.ndarray
-    ) -> list[_Candidate]:
-        """Per fact near the best: its best passages; plus the two best facts together,
-        when they may be combined (see `_may_combine`)."""
-        if not pool:
-            return []
-        settings = self.settings
-        by_fact: dict[int, list[tuple[float, int]]] = {}
-        for p, r in zip(pool, relevance, strict=True):
-            by_fact.setdefault(index.passages[p].fact, []).append((float(r), p))
-        ranked = sorted(by_fact.items(), key=lambda item: -max(r for r, _ in item[1]))
-        best = max(r for r, _ in ranked[0][1])
-        ranked = [
-            (fact, scored)
-            for fact, scored in ranked[: settings.facts_per_claim]
-            if max(r for r, _ in scored) >= best - settings.fact_margin
-        ]
-        options: list[_Candidate] = []
-        for fact, scored in ranked:
-            scored.sort(reverse=True)
-            top = scored[0][0]
-            if fact in index.structured:
-                options.append(self._statements(index, claim, fact, [p for _, p in scored]))
-                continue
-            keep = [
-                p
-                for r, p in scored[: settings.passages_per_fact]
-                if r >= top - settings.passage_margin
-            ]
-            passages = tuple(index.passages[p] for p in keep)
-            lead = index.passages[index.lead[fact]]
-            leads = () if lead in passages else (lead,)
-            options.append(
-                _Candidate(
-                    (fact,), passages, leads, _around(index, fact, keep, settings.neighbours)
-                )
-            )
-        if len(options) >= 2:
-            first, second = options[0], options[1]
-            if _may_combine(claim, first.passages[:2], second.passages[:2]):
-                options.append(
-                    _Candidate(
-                        first.facts + second.facts,
-                        first.passages[:2] + second.passages[:2],
-                        first.leads + second.leads,
-                    )
-                )
-        best_fact, best_scored = ranked[0]
-        if options and best_fact not in index.structured:
-            spread = self._spread(index, claim, options[0], [p for _, p in best_scored])
-            if spread is not None:
-                options.append(spread)
-        return options
-
-    @staticmethod
-    def _spread(
-        index: PassageIndex, claim: str, option: _Candidate, ranked: Sequence[int]
-    ) -> _Candidate | None:
-        """The best fact's passages that together hold the claim's words, when they reach
-        past what its option shows: a summary's support is spread over sentences far apart
-        in one article ("approved 7-2" in the first, "Mayor X signed it" in the eighth).
-
-        Passages are taken best match first, each only for claim words the ones before
-        lack (as `_supporting` cites them), and read alone, without neighbours: the
-        judge then sees each part of the claim next to the others. Only when together
-        they hold every word and number of the claim: read alone, passages that leave
-        some out lift unsupported summaries whose missing words are the error. On
-        fit_unseen's fit half both rules tie (macro BA 0.611 and 0.612); with any word
-        missing allowed, dev_realistic's report half lost 0.012 AUC (11 of FIB's XSum
-        summaries turned supported wrongly, 3 rightly), so the stricter one ships.
-        """
-        chosen, missing = _covering(
-            _keys(claim), [index.passages[p] for p in ranked], lambda p: _keys(_readable(p.text))
-        )
-        shown = set(option.passages + option.around)
-        if missing or len(chosen) < 2 or set(chosen) <= shown:
-            return None
-        numbered = {index.passages[p]: p for p in ranked}
-        if not _in_phrases(claim, [_referred_keys(index, numbered[p]) for p in chosen]):
-            return None
-        return _Candidate(option.facts, tuple(sorted(chosen, key=_position)), option.leads)
-
-    def _statements(
-        self, index: PassageIndex, claim: str, fact: int, ranked: Sequence[int]
-    ) -> _Candidate:
-        """A structured fact's option: its statements that name a word of the claim (best
-        match first), then its best others, and its first statement, which names what the
-        record is about ("name: Luigi's."); bookkeeping ("business id: x1.") left out, as
-        in `_merge_attributes`.
-
-        Every statement of the fact is looked at, not only the prefilter's: a record has
-        few, each a few words, and "delivers" shares no stem with "delivery", only a start.
-        """
-        wanted = content_stems(claim)
-        first = index.lead[fact]
-        everything = range(first, first + index.size[fact])
-        statements = [p for p in everything if not is_bookkeeping(index.passages[p].key)]
-        statements = statements or list(everything)
-        rank = {p: i for i, p in enumerate(ranked)}
-
-        def order(p: int) -> tuple[bool, int]:
-            stems = content_stems(index.passages[p].text)
-            named = any(same_word(a, b) for a in wanted for b in stems)
-            return not named, rank.get(p, len(rank))
-
-        keep = sorted(statements, key=order)[: self.settings.statements_per_fact]
-        if statements[0] not in keep:
-            keep.append(statements[0])
-        return _Candidate((fact,), tuple(index.passages[p] for p in keep))

@@ -18,7 +18,10 @@ LAYERS = {
     "text": (2, {"normalise", "claims", "lexical", "roles", "hedges", "unsupported", "retrieval"}),
     "checks": (3, {"checks"}),
     "judges": (3, {"encoders", "judges", "word_match", "verifier"}),
-    "pipeline": (4, {"pipeline", "aggregate", "service", "__init__"}),
+    "pipeline": (
+        4,
+        {"pipeline", "claim_work", "evidence", "response", "aggregate", "service", "__init__"},
+    ),
 }
 
 

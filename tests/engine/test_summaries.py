@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from grounding_app.engine.encoders import HashingEncoder
-from grounding_app.engine.pipeline import GroundingEngine, Settings, _in_phrases, _keys
+from grounding_app.engine.evidence import _in_phrases, _keys
+from grounding_app.engine.pipeline import GroundingEngine, Settings
 from grounding_app.engine.types import CheckRequest, CheckResponse, Fact
 from tests.engine.word_judge import WordJudge
 
@@ -48,7 +49,7 @@ def run(engine: GroundingEngine, answer: str) -> CheckResponse:
 PARAPHRASED_WORD = (
     "'over the objections of' is the summary's own word for 'voted against': the spread"
     " option is offered only when the article's sentences hold every word of the claim"
-    " (pipeline._spread), and the window the judge reads without it lacks the signing"
+    " (evidence._spread), and the window the judge reads without it lacks the signing"
 )
 
 
