@@ -6,7 +6,8 @@ version 3 their `language` and `checked_by`; older rows read as having none. A s
 `llm_judge` (why the LLM judge's verdict does not stand) and `no_check_reason` (why a
 sentence was not checked) are optional within version 3:
 a row without it reads as None, which is what it meant when it was stored. So is a
-segment's `evidence` (a passage of the facts shown beside the claim): older rows have none.
+segment's `evidence` (a passage of the facts shown beside the claim) and its `read_with`
+(the spans of the sentences it was read with): older rows have none.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def _segment(data: dict[str, Any]) -> Segment:
         no_check_reason=data.get("no_check_reason"),
         llm_judge=data.get("llm_judge"),
         evidence=FactPassage(**evidence) if evidence else None,
+        read_with=tuple((int(a), int(b)) for a, b in data.get("read_with", ())),
     )
 
 

@@ -67,6 +67,9 @@ class Segment:
     llm_judge: str | None = None
     # Of a checked claim, a passage of the facts beyond the cited ones (`FactPassage`).
     evidence: FactPassage | None = None
+    # Of a checked claim whose verdict came from reading it with earlier sentences ("It
+    # ...", a list's lead-in): their byte spans in the part (engine `context_claims`).
+    read_with: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

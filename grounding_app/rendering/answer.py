@@ -51,6 +51,7 @@ from grounding_app.engine import (
     claim_marks,
     language_name,
     needs_grounding_check,
+    slice_bytes,
     split_claims,
 )
 from grounding_app.formats.grounded import (
@@ -158,6 +159,8 @@ class ClaimView:
     # decide; "" otherwise (llm_notes.py).
     llm_fallback: str = ""
     evidence: tuple[EvidenceView, ...] = ()  # the claim's card: the passages that decided it
+    # The earlier sentences the claim was read with, to resolve what it refers to.
+    read_with: tuple[str, ...] = ()
 
     @property
     def llm_decided(self) -> bool:
@@ -312,6 +315,20 @@ def _claim_text(parts: tuple[str, ...], segment: Segment, span: tuple[int, int] 
     return parts[segment.part][span[0] : span[1]]
 
 
+def _read_with(parts: tuple[str, ...], segment: Segment) -> tuple[str, ...]:
+    """The sentences a claim was read with, as the answer writes them; spans that do not
+    fit its part are left out (the claim is shown all the same)."""
+    if not 0 <= segment.part < len(parts):
+        return ()
+    found = []
+    for start, end in segment.read_with:
+        try:
+            found.append(slice_bytes(parts[segment.part], start, end).strip())
+        except OffsetError:
+            continue
+    return tuple(text for text in found if text)
+
+
 def _char_span(
     parts: tuple[str, ...], prefixes: dict[int, list[int]], segment: Segment
 ) -> tuple[int, int]:
@@ -432,6 +449,7 @@ def _claim_view(layout: _Layout, segment: Segment, n: int, judge: JudgeInfo) -> 
         if segment.checked_by == LLM_JUDGE
         else llm_notes.fallback_reason(segment.llm_judge),
         evidence=_evidence(layout, segment, text),
+        read_with=_read_with(parts, segment),
     )
     if span is not None:
         layout.placed[segment.part].append((span[0], span[1], claim))
