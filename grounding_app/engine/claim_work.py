@@ -10,9 +10,10 @@ on its own; a claim's numbers and dates are written as the evidence writes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grounding_app.engine.claims import Sentence, strip_list_marker
+from grounding_app.engine.escalation import Outcome
 from grounding_app.engine.lexical import PRONOUN, reference
 from grounding_app.engine.normalise import canonical_text, strip_citations, strip_markup
 from grounding_app.engine.retrieval import Passage
@@ -42,24 +43,45 @@ class _Context:
     needed: bool = False
 
 
-def _context(
-    sentences: Sequence[Sentence], texts: Sequence[str], required: Sequence[bool], index: int
-) -> _Context:
+@dataclass(eq=False)
+class ClaimWork:
+    """One piece of the answer on its way through a check: each step fills in its part
+    (read, judged or word-matched, escalated), and the response is written from it."""
+
+    number: int  # its place in the answer
+    sentence: Sentence
+    text: str  # what the judge reads (`_readable`; a question as the statement it asserts)
+    language: str
+    no_check_reason: str | None  # None for a claim that is checked
+    context: _Context = _Context()
+    # Until judged, no support; a piece that is not checked keeps this one, never read.
+    verdict: _Verdict = field(default_factory=lambda: _Verdict(0.0, []))
+    context_used: bool = False  # whether the verdict came from a reading with the context
+    checked_by: str | None = None
+    outcome: Outcome | None = None  # the escalation's, where it took the claim
+
+    @property
+    def required(self) -> bool:
+        return self.no_check_reason is None
+
+
+def _context(works: Sequence[ClaimWork], index: int) -> _Context:
     """The checked sentences before a claim that refers back ("It ...", "The film ..."),
     after the line that introduces its list or table ("The cast includes:")."""
-    lead_in = sentences[index].lead_in
+    lead_in = works[index].sentence.lead_in
     lead = next(
         (
             j
             for j in range(index - 1, -1, -1)
-            if lead_in and strip_list_marker(sentences[j].text) == lead_in
+            if lead_in and strip_list_marker(works[j].sentence.text) == lead_in
         ),
         None,
     )
-    kind = reference(texts[index])
-    before = [j for j in range(index) if required[j]][-CONTEXT_SENTENCES:] if kind else []
+    kind = reference(works[index].text)
+    before = [j for j in range(index) if works[j].required][-CONTEXT_SENTENCES:] if kind else []
     claims = sorted({*before, *([lead] if lead is not None else [])})
     text = " ".join(
-        _readable(strip_list_marker(sentences[j].text)) if j == lead else texts[j] for j in claims
+        _readable(strip_list_marker(works[j].sentence.text)) if j == lead else works[j].text
+        for j in claims
     )
     return _Context(text.strip(), tuple(claims), kind == PRONOUN)

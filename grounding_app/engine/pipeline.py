@@ -1,20 +1,21 @@
-"""check(request) -> response: claims, evidence, verdicts, citations.
+"""check(request) -> response: the steps of a check, each claim's record passed along.
 
-Data flows one way: the answer is split into sentences (claims); each claim that needs
-a check is read with the sentences before it, candidate passages are found in the
-facts, the judge scores the claim against the best passages of each fact (and, when no
-single fact supports it, of the two best facts together, for support spread over two
-facts), and the facts whose support reaches the citation threshold are cited.
+Data flows one way: the answer is split into pieces, each a `ClaimWork` record
+(`claim_work.py`: what the judge reads of it, its language, why it is not checked, its
+context); candidate passages of the facts are found for each checked claim and grouped
+into evidence options (`evidence.py`); the judge scores the claim against them in rank
+order (best fact, next fact, both together, for support spread over two facts), the
+checks lowering the odds, or word matching reads a claim in a language the judge does
+not; an escalation may rule on a claim again; `response.py` writes the response, citing
+the facts whose support reaches the citation threshold.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from grounding_app.engine.aggregate import AGGREGATOR_WEIGHTS, Aggregator, logit
 from grounding_app.engine.checks import (
@@ -28,7 +29,7 @@ from grounding_app.engine.checks import (
     registry,
 )
 from grounding_app.engine.checks.record_flag import record_states
-from grounding_app.engine.claim_work import _Context, _context, _readable, _Verdict
+from grounding_app.engine.claim_work import ClaimWork, _context, _readable, _Verdict
 from grounding_app.engine.claims import (
     asserted_statement,
     split_claims,
@@ -36,7 +37,7 @@ from grounding_app.engine.claims import (
     unchecked_reason,
 )
 from grounding_app.engine.encoders import Encoder, EncodingCache, MemoEncoder, MiniLMEncoder
-from grounding_app.engine.escalation import Escalated, Escalation, Outcome, Ruling
+from grounding_app.engine.escalation import Escalated, Escalation, Ruling
 from grounding_app.engine.evidence import (
     _Candidate,
     _evidence_options,
@@ -57,6 +58,7 @@ from grounding_app.engine.normalise import (
     align_dates,
     align_numbers,
 )
+from grounding_app.engine.response import respond
 from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.roles import proper_names
 from grounding_app.engine.types import (
@@ -67,8 +69,6 @@ from grounding_app.engine.types import (
     WORD_MATCHING,
     CheckRequest,
     CheckResponse,
-    CitedChunk,
-    Claim,
     Penalties,
 )
 from grounding_app.engine.unsupported import ClaimToExplain, unsupported_spans
@@ -132,9 +132,7 @@ class _ClaimBatch:
 
     request: CheckRequest
     index: PassageIndex
-    order: list[int]  # the claim id of each row
-    claims: list[str]
-    languages: list[str]
+    works: list[ClaimWork]  # the claim of each row
     queries: list[ClaimInContext]
     readings: list[ClaimInContext]  # as the judge reads them (`GroundingEngine._reading`)
     names: frozenset[str]
@@ -161,39 +159,35 @@ def _discount(probability: float, penalty: float) -> float:
 
 
 def _escalate(
-    escalation: Escalation,
-    claims: dict[int, tuple[str, str, str]],
-    verdicts: dict[int, _Verdict],
-    unread: Collection[int],
-) -> dict[int, Outcome]:
-    """The outcomes of the claims (text, context, language by id) whose score lies in the
-    escalation's band, and of the `unread` ones (word-matched) it takes whatever their
-    score; a ruling replaces the claim's verdict in `verdicts` (score 1 or 0, citing the
-    passage named)."""
+    escalation: Escalation, works: Sequence[ClaimWork], unread: Sequence[ClaimWork]
+) -> None:
+    """Gives its outcome to each claim whose score lies in the escalation's band, and to
+    each `unread` one (word-matched) it takes whatever its score; a ruling replaces the
+    claim's verdict (score 1 or 0, citing the passage named)."""
     order = [
-        i
-        for i in claims
+        work
+        for work in works
         if (
-            escalation.takes_unread(claims[i][2])
-            if i in unread
-            else escalation.wants(verdicts[i].score)
+            escalation.takes_unread(work.language)
+            if work in unread
+            else escalation.wants(work.verdict.score)
         )
     ]
     items = [
         Escalated(
-            claim=claims[i][0],
-            context=claims[i][1],
-            evidence=tuple(_readable(p.text) for p in verdicts[i].windows),
-            score=verdicts[i].score,
-            language=claims[i][2],
+            claim=work.text,
+            context=work.context.text if work.context_used else "",
+            evidence=tuple(_readable(p.text) for p in work.verdict.windows),
+            score=work.verdict.score,
+            language=work.language,
         )
-        for i in order
+        for work in order
     ]
-    outcomes = dict(zip(order, escalation.judge(items), strict=True))
-    for i, outcome in outcomes.items():
+    for work, outcome in zip(order, escalation.judge(items), strict=True):
+        work.outcome = outcome
         if outcome.ruling is not None:
-            verdicts[i] = _ruled(verdicts[i], outcome.ruling)
-    return outcomes
+            work.verdict = _ruled(work.verdict, outcome.ruling)
+            work.checked_by = LLM_JUDGE
 
 
 def _ruled(verdict: _Verdict, ruling: Ruling) -> _Verdict:
@@ -203,44 +197,6 @@ def _ruled(verdict: _Verdict, ruling: Ruling) -> _Verdict:
     if named is not None and 0 <= named < len(verdict.windows):
         return _Verdict(1.0, [verdict.windows[named]], verdict.windows)
     return _Verdict(1.0, verdict.cited or list(verdict.windows[:1]), verdict.windows)
-
-
-def _fell_back(outcome: Outcome | None) -> str | None:
-    if outcome is None or outcome.fell_back is None:
-        return None
-    return f"fell back: {outcome.fell_back}"
-
-
-def _find_word(word: str, text: str) -> tuple[int, int] | None:
-    """Where the judge's word stands in the claim, as written or in another case (where
-    lower-casing keeps the text's length, so indices still point into it)."""
-    if not word:
-        return None
-    at = text.find(word)
-    if at < 0 and len(text.lower()) == len(text) and len(word.lower()) == len(word):
-        at = text.lower().find(word.lower())
-    return (at, at + len(word)) if at >= 0 else None
-
-
-def _ruled_words(
-    claims: Sequence[Claim], outcomes: dict[int, Outcome]
-) -> dict[int, tuple[tuple[int, int], ...]]:
-    """Per claim ruled unsupported, the byte spans in the answer of the words the ruling
-    named that the claim holds (claims naming none keep the lexical pass's)."""
-    found: dict[int, tuple[tuple[int, int], ...]] = {}
-    for i, outcome in outcomes.items():
-        ruling, claim = outcome.ruling, claims[i]
-        if ruling is None or ruling.supported:
-            continue
-        spans = set()
-        for word in ruling.unsupported_words:
-            hit = _find_word(word.strip(), claim.text)
-            if hit is not None:
-                start = claim.start + len(claim.text[: hit[0]].encode())
-                spans.add((start, start + len(claim.text[hit[0] : hit[1]].encode())))
-        if spans:
-            found[i] = tuple(sorted(spans))
-    return found
 
 
 class GroundingEngine:
@@ -318,102 +274,37 @@ class GroundingEngine:
         """The response; with `escalation`, the claims whose score lies in its band, and
         those only word matching reads if it takes them, are judged again by it
         (`escalation.py`), its rulings replacing the verdicts."""
-        sentences = split_claims(request.answer)
-        texts = [
-            _readable(strip_list_marker(s.text if s.reading is None else s.reading))
-            for s in sentences
-        ]
-        # Each sentence's language: a confident reading of the sentence, else the answer's.
-        languages = [identify(t, request.answer, self.languages) for t in texts]
-        # Why each piece is not checked: Markdown structure, else what its words are.
-        reasons = [
-            s.no_check_reason or unchecked_reason(t) for s, t in zip(sentences, texts, strict=True)
-        ]
-        required = [reason is None for reason in reasons]
-        # A checked question is read as the statement it asserts ("Did you know that X?").
-        texts = [
-            asserted_statement(t) or t if need else t
-            for t, need in zip(texts, required, strict=True)
-        ]
-        checked = [i for i, need in enumerate(required) if need]
-        read = [i for i in checked if languages[i] in self.languages]
-        matched = [i for i in checked if languages[i] not in self.languages]
-        found = {i: _context(sentences, texts, required, i) for i in checked}
+        works = self._read(request.answer)
+        checked = [work for work in works if work.required]
+        read = [work for work in checked if work.language in self.languages]
+        matched = [work for work in checked if work.language not in self.languages]
         # Facts are cut into passages (and indexed, when many) only for checked claims.
         index = PassageIndex(request.facts if checked else ())
-        verdicts, used = self._judge_in_context(request, index, texts, read, found, languages)
-        contexts = {i: found[i].text if i in used else "" for i in checked}
-        verdicts.update(self._match_claims(index, {i: texts[i] for i in matched}, languages))
-        checked_by = {i: self.judge_kind for i in read} | {i: WORD_MATCHING for i in matched}
-        outcomes: dict[int, Outcome] = {}
+        self._judge_in_context(request, index, read)
+        self._match_claims(index, matched)
         if escalation is not None:
-            claims_read = {i: (texts[i], contexts[i], languages[i]) for i in read + matched}
-            outcomes = _escalate(escalation, claims_read, verdicts, set(matched))
-            checked_by |= {i: LLM_JUDGE for i, o in outcomes.items() if o.ruling is not None}
+            _escalate(escalation, read + matched, matched)
+        return respond(request, works, self.explain)
 
-        chunk_index: dict[tuple[int, int, int], int] = {}
-        chunks: list[CitedChunk] = []
-        claims: list[Claim] = []
-        for i, sentence in enumerate(sentences):
-            verdict = verdicts.get(i)
-            citations: list[int] = []
-            if verdict is not None and verdict.score >= request.citation_threshold:
-                for passage in verdict.cited:
-                    key = (passage.fact, passage.start, passage.end)
-                    if key not in chunk_index:
-                        chunk_index[key] = len(chunks)
-                        chunks.append(
-                            CitedChunk(
-                                chunk_text=passage.text,
-                                source=passage.fact,
-                                source_metadata=dict(request.facts[passage.fact].attributes),
-                            )
-                        )
-                    citations.append(chunk_index[key])
-            score = None
-            if verdict is not None and request.enable_claim_level_score:
-                score = verdict.score
-            claims.append(
-                Claim(
-                    start=sentence.start,
-                    end=sentence.end,
-                    text=sentence.text,
-                    grounding_check_required=required[i],
-                    citation_indices=tuple(dict.fromkeys(citations)),
-                    score=score,
-                    language=languages[i] if required[i] else None,
-                    checked_by=checked_by.get(i),
-                    no_check_reason=reasons[i],
-                    llm_judge=_fell_back(outcomes.get(i)),
-                    context_claims=found[i].claims if i in used else (),
-                )
-            )
-        claims = self._explained(request, claims, _ruled_words(claims, outcomes))
-        support = float(np.mean([verdicts[i].score for i in checked])) if checked else None
-        return CheckResponse(
-            claims=tuple(claims), cited_chunks=tuple(chunks), support_score=support
-        )
-
-    def _explained(
-        self,
-        request: CheckRequest,
-        claims: list[Claim],
-        ruled: dict[int, tuple[tuple[int, int], ...]],
-    ) -> list[Claim]:
-        """The claims, each unsupported one with the spans of the words its evidence lacks:
-        those an escalation's ruling named (`ruled`, by claim), else the lexical pass's."""
-        explained = [
-            c
-            for k, c in enumerate(claims)
-            if c.grounding_check_required and not c.citation_indices and k not in ruled
-        ]
-        spans = self.explain(
-            [ClaimToExplain(c.text, c.start) for c in explained],
-            [f.text for f in request.facts],
-        )
-        by_start = {c.start: found for c, found in zip(explained, spans, strict=True)}
-        by_start.update({claims[k].start: found for k, found in ruled.items()})
-        return [replace(c, unsupported=by_start.get(c.start, ())) for c in claims]
+    def _read(self, answer: str) -> list[ClaimWork]:
+        """The answer's pieces, each with what the judge reads of it, its language, why it
+        is not checked (None when it is) and, when it is, its context."""
+        works = []
+        for number, sentence in enumerate(split_claims(answer)):
+            written = sentence.text if sentence.reading is None else sentence.reading
+            text = _readable(strip_list_marker(written))
+            # A confident reading of the sentence, else the answer's language.
+            language = identify(text, answer, self.languages)
+            # Markdown structure, else what its words are.
+            reason = sentence.no_check_reason or unchecked_reason(text)
+            if reason is None:
+                # A checked question is read as the statement it asserts ("Did you know that X?").
+                text = asserted_statement(text) or text
+            works.append(ClaimWork(number, sentence, text, language, reason))
+        for work in works:
+            if work.required:
+                work.context = _context(works, work.number)
+        return works
 
     def explain(
         self, claims: Sequence[ClaimToExplain], facts: Sequence[str], refine_budget: int = 0
@@ -434,16 +325,10 @@ class GroundingEngine:
         )
 
     def _judge_in_context(
-        self,
-        request: CheckRequest,
-        index: PassageIndex,
-        texts: Sequence[str],
-        read: Sequence[int],
-        found: dict[int, _Context],
-        languages: Sequence[str],
-    ) -> tuple[dict[int, _Verdict], set[int]]:
-        """The judge's verdicts on the claims `read`, and the claims whose verdict came
-        from a reading with their context.
+        self, request: CheckRequest, index: PassageIndex, read: Sequence[ClaimWork]
+    ) -> None:
+        """Gives the claims `read` the judge's verdicts, each noting whether it came from a
+        reading with the claim's context.
 
         Earlier sentences only resolve what a claim refers to: a claim that cannot be read
         alone ("It was completed in 1737.") is read with its context, and only so; one that
@@ -452,37 +337,39 @@ class GroundingEngine:
         the better reading counting; a claim that names its subject is read alone. So a
         sentence copied from a fact scores as it does alone wherever it stands.
         """
-        first = {i: found[i].text if found[i].needed else "" for i in read}
-        verdicts = self._judge_claims(request, index, {i: texts[i] for i in read}, first, languages)
-        used = {i for i in read if first[i]}
+        first = [(work, work.context.text if work.context.needed else "") for work in read]
+        for (work, context), verdict in zip(
+            first, self._judge_claims(request, index, first), strict=True
+        ):
+            work.verdict, work.context_used, work.checked_by = (
+                verdict,
+                bool(context),
+                self.judge_kind,
+            )
         again = [
-            i
-            for i in read
-            if found[i].text and not found[i].needed and verdicts[i].score < ENOUGH_SUPPORT
+            (work, work.context.text)
+            for work in read
+            if work.context.text and not work.context.needed and work.verdict.score < ENOUGH_SUPPORT
         ]
-        context = {i: found[i].text for i in again}
-        for i, verdict in self._judge_claims(
-            request, index, {i: texts[i] for i in again}, context, languages
-        ).items():
-            if verdict.score > verdicts[i].score:
-                verdicts[i] = verdict
-                used.add(i)
-        return verdicts, used
+        for (work, _), verdict in zip(
+            again, self._judge_claims(request, index, again), strict=True
+        ):
+            if verdict.score > work.verdict.score:
+                work.verdict, work.context_used = verdict, True
 
-    def _match_claims(
-        self, index: PassageIndex, claims: dict[int, str], languages: Sequence[str]
-    ) -> dict[int, _Verdict]:
+    def _match_claims(self, index: PassageIndex, matched: Sequence[ClaimWork]) -> None:
         """Claims in a language the judge does not read, judged by word matching.
 
         Each candidate passage is read alone, and a fact's candidates together (support
         spread over its sentences); the best reading is the score, and cites its passages.
         """
-        if not claims:
-            return {}
-        if not index.passages:
-            return {i: _Verdict(0.0, []) for i in claims}
-        order = list(claims)
-        pools = index.candidates([claims[i] for i in order], self.settings.candidates_per_query)
+        for work in matched:
+            work.checked_by = WORD_MATCHING
+        if not matched or not index.passages:
+            return
+        pools = index.candidates(
+            [work.text for work in matched], self.settings.candidates_per_query
+        )
         penalties = self._penalties()
         # The word-matching judge weighs the numbers comparison as its own fitted feature:
         # the numbers check is not run beside it.
@@ -490,8 +377,7 @@ class GroundingEngine:
         fact_passages: dict[int, list[Passage]] = {}
         for passage in sorted(index.passages, key=_position):
             fact_passages.setdefault(passage.fact, []).append(passage)
-        verdicts: dict[int, _Verdict] = {}
-        for claim_id, pool in zip(order, pools, strict=True):
+        for work, pool in zip(matched, pools, strict=True):
             passages = [index.passages[p] for p in pool]
             options = [[p] for p in passages]
             by_fact: dict[int, list[Passage]] = {}
@@ -499,11 +385,10 @@ class GroundingEngine:
                 by_fact.setdefault(passage.fact, []).append(passage)
             options += [group for group in by_fact.values() if len(group) > 1]
             if not options:
-                verdicts[claim_id] = _Verdict(0.0, [])
                 continue
             texts = [" ".join(_readable(p.text) for p in option) for option in options]
-            language = languages[claim_id]
-            scores = self.word_match.score(claims[claim_id], texts, profile(language))
+            language = work.language
+            scores = self.word_match.score(work.text, texts, profile(language))
             # The checks read the whole of each fact an option comes from: a word swapped
             # in from the fact's next sentence is "elsewhere in the evidence".
             kinds: dict[tuple[int, ...], set[str]] = {}
@@ -511,7 +396,7 @@ class GroundingEngine:
                 facts = tuple(sorted({p.fact for p in option}))
                 if facts not in kinds:
                     reading = Reading(
-                        claims[claim_id],
+                        work.text,
                         tuple(_readable(p.text) for f in facts for p in fact_passages[f]),
                         language=language,
                     )
@@ -521,8 +406,7 @@ class GroundingEngine:
             best = max(range(len(options)), key=lambda k: scores[k])
             # An escalation reads every candidate: word matching's pick may miss the one.
             windows = tuple(sorted(passages, key=_position))
-            verdicts[claim_id] = _Verdict(scores[best], list(options[best]), windows)
-        return verdicts
+            work.verdict = _Verdict(scores[best], list(options[best]), windows)
 
     def _penalties(self) -> dict[str, float]:
         """Each check kind's penalty, in logits."""
@@ -535,40 +419,35 @@ class GroundingEngine:
         }
 
     def _judge_claims(
-        self,
-        request: CheckRequest,
-        index: PassageIndex,
-        claims: dict[int, str],
-        contexts: dict[int, str],
-        languages: Sequence[str],
-    ) -> dict[int, _Verdict]:
-        if not claims:
-            return {}
+        self, request: CheckRequest, index: PassageIndex, rows: Sequence[tuple[ClaimWork, str]]
+    ) -> list[_Verdict]:
+        """The verdict on each claim of `rows`, read with the context given beside it."""
+        if not rows:
+            return []
         settings = self.settings
         if not index.passages:
-            return {i: _Verdict(0.0, []) for i in claims}
-        order = list(claims)
-        in_context = [f"{contexts[i]} {claims[i]}".strip() for i in order]
-        plain = index.candidates([claims[i] for i in order], settings.candidates_per_query)
+            return [_Verdict(0.0, []) for _ in rows]
+        works = [work for work, _ in rows]
+        claims = [work.text for work in works]
+        in_context = [f"{context} {work.text}".strip() for work, context in rows]
+        plain = index.candidates(claims, settings.candidates_per_query)
         wide = index.candidates(in_context, settings.candidates_per_query)
         pools = [list(dict.fromkeys(a + b)) for a, b in zip(plain, wide, strict=True)]
 
         memo = MemoEncoder(self.encoder, self.fact_encodings)
-        relevance = _relevance(index, pools, [claims[i] for i in order], in_context, memo)
+        relevance = _relevance(index, pools, claims, in_context, memo)
         candidates = [
-            _evidence_options(self.settings, index, claims[claim_id], pools[row], relevance[row])
-            for row, claim_id in enumerate(order)
+            _evidence_options(settings, index, claim, pools[row], relevance[row])
+            for row, claim in enumerate(claims)
         ]
-        queries = [ClaimInContext(claims[i], contexts[i]) for i in order]
+        queries = [ClaimInContext(work.text, context) for work, context in rows]
         # The names of the facts the evidence comes from, for the role check.
         read = sorted({f for options in candidates for option in options for f in option.facts})
         names = proper_names([request.facts[f].text for f in read])
         batch = _ClaimBatch(
             request,
             index,
-            order,
-            [claims[i] for i in order],
-            [languages[i] for i in order],
+            works,
             queries,
             # A lower-case claim's leading pronoun, resolved through the facts' names, is
             # read alone like a capitalised one the judge resolves itself: the context's
@@ -580,7 +459,7 @@ class GroundingEngine:
         # Options in rank order (best fact, next fact, both together); each is read only
         # for claims that no earlier option supports beyond doubt (`ENOUGH_SUPPORT`), so
         # well-supported claims (most of them) cost one judge input.
-        judged: list[list[tuple[float, _Candidate]]] = [[] for _ in order]
+        judged: list[list[tuple[float, _Candidate]]] = [[] for _ in rows]
         for rank in range(max((len(options) for options in candidates), default=0)):
             todo = [
                 (row, options[rank])
@@ -591,10 +470,9 @@ class GroundingEngine:
                 break
             for (row, option), score in zip(todo, self._judge_rank(batch, todo), strict=True):
                 judged[row].append((score, option))
-        return {
-            claim_id: self._best_option(claims[claim_id], judged[row])
-            for row, claim_id in enumerate(order)
-        }
+        return [
+            self._best_option(claim, options) for claim, options in zip(claims, judged, strict=True)
+        ]
 
     def _judge_rank(
         self, batch: _ClaimBatch, todo: Sequence[tuple[int, _Candidate]]
@@ -608,11 +486,13 @@ class GroundingEngine:
             aligned = align_values(
                 align_numbers(align_dates(query.claim, evidence.text), evidence.text),
                 evidence.passages,
-                batch.languages[row],
+                batch.works[row].language,
             )
             pairs.append((ClaimInContext(aligned, query.context), evidence))
         scores = self.judge.score(pairs, batch.memo)
-        others = self._other_judges(pairs, [batch.languages[row] for row, _ in todo], batch.memo)
+        others = self._other_judges(
+            pairs, [batch.works[row].language for row, _ in todo], batch.memo
+        )
         return [
             self._checked_score(
                 batch, row, option, pair, score, None if others is None else others[k]
@@ -631,8 +511,8 @@ class GroundingEngine:
     ) -> float:
         """The judge's score of one option after the checks: the aggregator's where there is
         one, else discounted by each check's penalty (and raised where a record states it)."""
-        claim, (aligned, evidence) = batch.claims[row], pair
-        language = batch.languages[row]
+        claim, (aligned, evidence) = batch.works[row].text, pair
+        language = batch.works[row].language
         facts = batch.request.facts
         reading = Reading(
             claim,
@@ -655,7 +535,7 @@ class GroundingEngine:
                 float(min(lexical.missing_names, 3)),
             )
             if self.recorder is not None:
-                self.recorder(batch.order[row], features)
+                self.recorder(batch.works[row].number, features)
             if self.aggregator is not None:
                 return self.aggregator.score(features)
         penalties = self._penalties()
