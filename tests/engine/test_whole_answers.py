@@ -7,9 +7,20 @@ sentence copied from a fact scored 0.96 alone and 0.17-0.22 after an unrelated s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from grounding_app.engine import CheckRequest, CheckResponse, Fact, GroundingEngine
+from grounding_app.engine import (
+    CheckRequest,
+    CheckResponse,
+    ClaimInContext,
+    Encoder,
+    Evidence,
+    Fact,
+    GroundingEngine,
+    HashingEncoder,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -100,3 +111,40 @@ def test_a_pronoun_is_read_only_with_its_context(engine):
 def test_a_fragment_is_read_with_its_lead_in(engine, name, supported):
     whole = run(engine, f"The cast of Titanic includes:\n\n- Leonardo DiCaprio\n- {name}")
     assert (score(whole, 2) >= 0.6) is supported
+
+
+class _ContextShy:
+    """A judge that, like the verifier on transcripts, reads a pronoun's claim lower with
+    the sentence before it (0.5) than alone (0.95), and supports a claim only from the
+    passage that states it."""
+
+    def score(
+        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], encoder: Encoder | None = None
+    ) -> list[float]:
+        out = []
+        for claim, evidence in pairs:
+            stated = any(claim.claim.split()[-1] in passage for passage in evidence.passages)
+            out.append((0.5 if claim.context else 0.95) if stated else 0.01)
+        return out
+
+
+def _fake(answer: str, facts: tuple[Fact, ...]) -> CheckResponse:
+    engine = GroundingEngine(HashingEncoder(), _ContextShy())
+    return engine.check(CheckRequest(answer, facts, enable_claim_level_score=True))
+
+
+def test_a_pronoun_read_alone_counts_on_the_fact_its_antecedent_rests_on() -> None:
+    facts = (Fact("Sara Glen led the review. She wrote the guidance."),)
+    whole = _fake("Sara Glen led the review. She wrote the guidance.", facts)
+    assert score(whole, 1) == pytest.approx(0.95)
+    assert whole.claims[1].context_claims == ()
+
+
+def test_a_pronoun_read_alone_on_another_fact_keeps_its_reading_in_context() -> None:
+    facts = (
+        Fact("Sara Glen led the review of the guidance."),
+        Fact("Tom Hale wrote the rules."),
+    )
+    whole = _fake("Sara Glen led the review. She wrote the rules.", facts)
+    assert score(whole, 1) == pytest.approx(0.5)
+    assert whole.claims[1].context_claims == (0,)
