@@ -1,6 +1,7 @@
 """Posting a webhook to a URL a user typed: only http(s), no credentials in it, no
 redirect followed, a timeout, and never to an internal address unless the admin's
-MONITORING_WEBHOOK_ALLOW names it.
+MONITORING_WEBHOOK_ALLOW names it (the check is `common/addresses.py`, shared with the
+LLM judge; a cloud metadata address is never reached).
 
 An alert rule's URL is user input, and the worker that posts it sits beside the
 database, the broker and the cloud's metadata service: a rule must not make it reach
@@ -15,37 +16,25 @@ from __future__ import annotations
 import http.client
 import socket
 import ssl
-from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
+from ipaddress import ip_address
 from urllib.parse import urlsplit
 
 from django.conf import settings
 
-IPAddress = IPv4Address | IPv6Address
+from grounding_app.common.addresses import IPAddress, RefusedAddress, refuse, vetted
+
+_SETTING = "MONITORING_WEBHOOK_ALLOW"
 
 
 class BadWebhook(ValueError):
     """A webhook URL that may not be posted to; the message says why."""
 
 
-def _allowed(host: str, address: IPAddress) -> bool:
-    """Whether MONITORING_WEBHOOK_ALLOW names the host, or a network holding the address."""
-    for entry in settings.MONITORING_WEBHOOK_ALLOW:
-        if entry.lower() == host.lower():
-            return True
-        try:
-            if address in ip_network(entry, strict=False):
-                return True
-        except ValueError:  # a host name, not a network
-            continue
-    return False
-
-
 def _refuse_internal(host: str, address: IPAddress) -> None:
-    if not address.is_global and not _allowed(host, address):
-        shown = host if host == str(address) else f"{host} ({address})"
-        raise BadWebhook(
-            f"{shown} is an internal address; an admin may allow it with MONITORING_WEBHOOK_ALLOW"
-        )
+    try:
+        refuse(host, address, settings.MONITORING_WEBHOOK_ALLOW, _SETTING)
+    except RefusedAddress as exc:
+        raise BadWebhook(str(exc)) from exc
 
 
 def check_url(url: str) -> str:
@@ -68,13 +57,9 @@ def vetted_addresses(host: str, port: int) -> list[str]:
     """The addresses to connect to, in the resolver's order; BadWebhook when any of the
     host's is internal."""
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise BadWebhook(f"{host} does not resolve: {exc.strerror}") from exc
-    addresses = [ip_address(str(info[4][0]).split("%")[0]) for info in found]
-    for address in addresses:
-        _refuse_internal(host, address)
-    return list(dict.fromkeys(str(a) for a in addresses))
+        return vetted(host, port, settings.MONITORING_WEBHOOK_ALLOW, _SETTING)
+    except RefusedAddress as exc:
+        raise BadWebhook(str(exc)) from exc
 
 
 def _connect(addresses: list[str], port: int, timeout: float | None) -> socket.socket:
