@@ -318,9 +318,13 @@ LLM_JUDGE_MODEL = os.environ.get("LLM_JUDGE_MODEL", "")
 LLM_JUDGE_KEY = os.environ.get("LLM_JUDGE_KEY", "")
 LLM_JUDGE_BAND = os.environ.get("LLM_JUDGE_BAND", "") or "0.35,0.75"
 LLM_JUDGE_TIMEOUT = env_int("LLM_JUDGE_TIMEOUT", 30)
-LLM_JUDGE_CONCURRENCY = env_int("LLM_JUDGE_CONCURRENCY", 4)
+LLM_JUDGE_CONCURRENCY = env_int("LLM_JUDGE_CONCURRENCY", 2)
 LLM_JUDGE_DAILY_TOKENS = env_int("LLM_JUDGE_DAILY_TOKENS", 0)  # 0: no cap
 LLM_JUDGE_UNREAD_LANGUAGES = env_bool("LLM_JUDGE_UNREAD_LANGUAGES")
+# The internal hosts and networks the judge may reach, as MONITORING_WEBHOOK_ALLOW (e.g.
+# "ollama,10.20.0.0/16"); a URL naming the loopback (localhost, 127.0.0.1) needs no entry,
+# and a cloud metadata address is never reached.
+LLM_JUDGE_ALLOW = env_list("LLM_JUDGE_ALLOW", "")
 
 # Retention (grounding_app.retention): the period until an admin sets one, and how often
 # the server process itself purges (0: never; production uses cron or a systemd timer).

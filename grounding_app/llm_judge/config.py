@@ -12,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from grounding_app.engine import Band, Escalated
 from grounding_app.llm_judge.client import (
+    CALL_SECONDS,
     Endpoint,
     EndpointError,
     complete,
@@ -21,6 +22,7 @@ from grounding_app.llm_judge.client import (
 from grounding_app.llm_judge.judge import LLMJudge, Usage
 from grounding_app.llm_judge.ledger import DatabaseLedger
 from grounding_app.llm_judge.models import JudgeConfig
+from grounding_app.llm_judge.rulings import DatabaseRulings
 
 PAGE: Literal["page"] = "page"
 SETTINGS: Literal["settings"] = "settings"
@@ -44,8 +46,17 @@ class JudgeSetup:
             DatabaseLedger(),
             concurrency=self.concurrency,
             daily_tokens=self.daily_tokens,
+            rulings=DatabaseRulings(),
             unread_languages=self.unread_languages,
         )
+
+
+def endpoint(url: str, model: str, key: str, timeout: float) -> Endpoint:
+    """The endpoint as the judge calls it: its timeout within CALL_SECONDS (a row saved
+    before the cap may hold more), and the internal hosts LLM_JUDGE_ALLOW lets it reach."""
+    return Endpoint(
+        url, model, key, float(min(timeout, CALL_SECONDS)), tuple(settings.LLM_JUDGE_ALLOW)
+    )
 
 
 def from_settings() -> JudgeSetup | None:
@@ -57,11 +68,11 @@ def from_settings() -> JudgeSetup | None:
     except ValueError as exc:
         raise ImproperlyConfigured(f"LLM_JUDGE_BAND: {exc}") from exc
     return JudgeSetup(
-        Endpoint(
+        endpoint(
             settings.LLM_JUDGE_URL,
             settings.LLM_JUDGE_MODEL,
             settings.LLM_JUDGE_KEY,
-            float(settings.LLM_JUDGE_TIMEOUT),
+            settings.LLM_JUDGE_TIMEOUT,
         ),
         band,
         settings.LLM_JUDGE_CONCURRENCY,
@@ -77,7 +88,7 @@ def from_row(row: JudgeConfig) -> JudgeSetup | None:
     if not row.enabled or not row.url:
         return None
     return JudgeSetup(
-        Endpoint(row.url, row.model, row.key, float(row.timeout)),
+        endpoint(row.url, row.model, row.key, row.timeout),
         Band.parse(row.band),
         row.concurrency,
         row.daily_tokens,
@@ -107,16 +118,24 @@ SAMPLE = Escalated(
 
 def try_endpoint(setup: JudgeSetup) -> tuple[bool, str]:
     """Ask the endpoint about one sample claim, as the judge would (its cost counted in
-    the day's spending): whether it works, and a sentence for the page saying how."""
+    the day's spending): whether it works, and a sentence for the page saying how. A
+    failure is said in one sentence whatever it was (refused, unreachable, too slow, an
+    HTTP error, no chat completion), so the page tells no closed, open and filtered
+    ports apart; only an address never tried says so."""
     try:
         reply = complete(setup.endpoint, messages(SAMPLE))
     except EndpointError as exc:
-        DatabaseLedger().record(Usage(calls=1, failures=1, seconds=exc.seconds))
-        return False, f"No answer from {setup.endpoint.url}: {exc.reason}."
+        DatabaseLedger().record(Usage(calls=exc.requests, failures=1, seconds=exc.seconds))
+        if exc.reason == "internal address":
+            return False, f"Not sent: {exc.detail}."
+        return False, (
+            f"No usable answer from {setup.endpoint.url}: no OpenAI-compatible"
+            " chat completion came back in time."
+        )
     ruling = parse_ruling(reply.content, len(SAMPLE.evidence))
     DatabaseLedger().record(
         Usage(
-            calls=1,
+            calls=reply.requests,
             failures=int(ruling is None),
             prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens,

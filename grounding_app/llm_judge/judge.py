@@ -1,6 +1,7 @@
-"""The LLM judge as the engine's `Escalation`: the band, a concurrency limit, a cache by
-content hash, one retry on a malformed answer, the daily cap, and a fallback (never an
-exception) for whatever goes wrong."""
+"""The LLM judge as the engine's `Escalation`: the band, a queue of at most `concurrency`
+calls in flight, a cache by content hash (shared by every process when built from the
+config), one retry on a malformed answer, the daily cap, one deadline for a check's
+whole judging, and a fallback (never an exception) for whatever goes wrong."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +20,7 @@ from typing import Protocol
 
 from grounding_app.engine import Band, Escalated, Outcome, Ruling
 from grounding_app.llm_judge.client import (
+    REQUEST_SECONDS,
     RETRY,
     Endpoint,
     EndpointError,
@@ -30,6 +33,7 @@ logger = logging.getLogger(__name__)
 
 BAD_ANSWER = "bad answer"  # malformed twice
 DAILY_CAP = "daily cap"
+DEADLINE = "deadline"  # the check's time for judging ran out before this claim's turn
 
 
 @dataclass
@@ -79,7 +83,16 @@ class Ledger(Protocol):
     def record(self, usage: Usage) -> None: ...
 
 
-class _Cache:
+class Rulings(Protocol):
+    """Where rulings are kept by content hash (this process's memory, or the database
+    every process shares: `rulings.py`)."""
+
+    def get(self, key: str) -> Ruling | None: ...
+
+    def put(self, key: str, ruling: Ruling) -> None: ...
+
+
+class MemoryRulings:
     """Rulings by content hash, the least recently used dropped past `size` (per process)."""
 
     def __init__(self, size: int) -> None:
@@ -121,7 +134,8 @@ class _Budget:
 
 class LLMJudge:
     """Judges the claims in `band` through `endpoint`, at most `concurrency` requests at a
-    time in this process, and none once the day's tokens reach `daily_tokens` (0: no cap)."""
+    time in this process (the others wait their turn), and none once the day's tokens
+    reach `daily_tokens` (0: no cap); one `judge` call ends within `seconds`."""
 
     def __init__(
         self,
@@ -129,10 +143,11 @@ class LLMJudge:
         band: Band,
         ledger: Ledger,
         *,
-        concurrency: int = 4,
+        concurrency: int = 2,
         daily_tokens: int = 0,
-        cache_size: int = 4096,
+        rulings: Rulings | None = None,
         unread_languages: bool = False,
+        seconds: float = REQUEST_SECONDS,
     ) -> None:
         self.endpoint = endpoint
         self.band = band
@@ -140,8 +155,9 @@ class LLMJudge:
         self.unread_languages = unread_languages
         self.concurrency = max(1, concurrency)
         self.daily_tokens = daily_tokens
+        self.seconds = min(seconds, REQUEST_SECONDS)
         self._slots = threading.Semaphore(self.concurrency)
-        self._cache = _Cache(cache_size)
+        self._cache = rulings if rulings is not None else MemoryRulings(4096)
 
     def wants(self, score: float) -> bool:
         return score in self.band
@@ -163,8 +179,9 @@ class LLMJudge:
             self.daily_tokens - self.ledger.spent_today() if self.daily_tokens else None
         )
         usage = Usage()
+        deadline = time.monotonic() + self.seconds
         with ThreadPoolExecutor(max_workers=min(len(todo), self.concurrency)) as pool:
-            done = list(pool.map(lambda k: self._ask(items[k], budget), todo))
+            done = list(pool.map(lambda k: self._ask(items[k], budget, deadline), todo))
         for k, (outcome, spent) in zip(todo, done, strict=True):
             outcomes[k] = outcome
             usage.add(spent)
@@ -188,21 +205,26 @@ class LLMJudge:
         text = json.dumps([self.endpoint.url, self.endpoint.model, messages(item)])
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def _ask(self, item: Escalated, budget: _Budget) -> tuple[Outcome, Usage]:
-        """The ruling on one claim: a second request when the first answer is malformed."""
+    def _ask(self, item: Escalated, budget: _Budget, deadline: float) -> tuple[Outcome, Usage]:
+        """The ruling on one claim: a second request when the first answer is malformed.
+        A claim waits for a free slot (a server taking one request at a time is queued
+        for, not timed out) until the deadline."""
         usage = Usage()
         conversation = messages(item)
         for _ in range(2):
             if not budget.allows():
                 return Outcome(None, DAILY_CAP), usage
-            with self._slots:
-                try:
-                    reply = complete(self.endpoint, conversation)
-                except EndpointError as exc:
-                    usage.add(Usage(calls=1, failures=1, seconds=exc.seconds))
-                    return Outcome(None, exc.reason), usage
+            if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                return Outcome(None, DEADLINE), usage
+            try:
+                reply = complete(self.endpoint, conversation, deadline)
+            except EndpointError as exc:
+                usage.add(Usage(calls=exc.requests, failures=1, seconds=exc.seconds))
+                return Outcome(None, exc.reason), usage
+            finally:
+                self._slots.release()
             spent = Usage(
-                calls=1,
+                calls=reply.requests,
                 prompt_tokens=reply.prompt_tokens,
                 completion_tokens=reply.completion_tokens,
                 seconds=reply.seconds,

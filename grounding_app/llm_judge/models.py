@@ -38,7 +38,7 @@ class JudgeConfig(models.Model):
     band = models.CharField(max_length=40, default="0.35,0.75")
     unread_languages = models.BooleanField(default=False)
     timeout = models.PositiveIntegerField(default=30)
-    concurrency = models.PositiveIntegerField(default=4)
+    concurrency = models.PositiveIntegerField(default=2)
     daily_tokens = models.PositiveBigIntegerField(default=0)
     changed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
@@ -53,3 +53,15 @@ class JudgeConfig(models.Model):
     def key_hint(self) -> str:
         """The key's last four characters, shown only when they leave most of it unsaid."""
         return self.key[-4:] if len(self.key) >= 16 else ""
+
+
+class JudgeRuling(models.Model):
+    """A ruling by the hash of its endpoint, model and prompt, which every web and batch
+    worker reads before calling (a repeat on another worker costs nothing). Rows older
+    than RETENTION_DAYS go as rulings are added."""
+
+    key = models.CharField(max_length=64, primary_key=True)
+    supported = models.BooleanField()
+    unsupported_words = models.JSONField(default=list)
+    supporting_passage = models.PositiveIntegerField(null=True)
+    created = models.DateTimeField(default=timezone.now, db_index=True)

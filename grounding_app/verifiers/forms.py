@@ -8,12 +8,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.utils import timezone
 from django.utils.text import slugify
 
 from grounding_app.annotations.models import LabelingProject
 from grounding_app.engine import Band
+from grounding_app.llm_judge.client import CALL_SECONDS, origin, refused
 from grounding_app.llm_judge.config import JudgeSetup, saved
 from grounding_app.llm_judge.models import JudgeConfig
 from grounding_app.verifiers.services import AdaptOptions
@@ -83,11 +85,18 @@ def endpoint_url(value: str) -> str:
         raise forms.ValidationError(
             "An http:// or https:// URL with a host, e.g. http://localhost:11434/v1."
         )
+    if parts.username or parts.password:
+        raise forms.ValidationError("The URL carries no user name or password: use the key.")
+    why = refused(url, settings.LLM_JUDGE_ALLOW)
+    if why:
+        raise forms.ValidationError(f"Not this host: {why}.")
     return url
 
 
 class LLMJudgeForm(forms.Form):
     """The LLM judge as an admin sets it on the Verifier page (docs/llm-judge.md)."""
+
+    key_forgotten = False  # set by `save` when the URL's origin changed under a saved key
 
     enabled = forms.BooleanField(required=False, initial=True, label="Use an LLM judge")
     url = forms.CharField(
@@ -103,7 +112,8 @@ class LLMJudgeForm(forms.Form):
         required=False,
         label="API key",
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
-        help_text="Blank keeps the key saved before.",
+        help_text="Blank keeps the key saved before, unless the URL's scheme, host or port"
+        " changes: a key goes only to the endpoint it was given for.",
     )
     clear_key = forms.BooleanField(required=False, label="Remove the saved key")
     every_claim = forms.BooleanField(
@@ -116,9 +126,20 @@ class LLMJudgeForm(forms.Form):
         label="Also every claim in a language the verifier does not read",
         help_text="Instead of word matching (Hebrew with the bundled verifier).",
     )
-    timeout = forms.IntegerField(min_value=1, max_value=600, initial=30, label="Timeout (seconds)")
+    timeout = forms.IntegerField(
+        min_value=1,
+        max_value=CALL_SECONDS,
+        initial=30,
+        label="Timeout (seconds)",
+        help_text=f"Per request, at most {CALL_SECONDS}: a check's judging ends within the"
+        " web worker's timeout.",
+    )
     concurrency = forms.IntegerField(
-        min_value=1, max_value=64, initial=4, label="Requests at once (per process)"
+        min_value=1,
+        max_value=64,
+        initial=2,
+        label="Requests at once (per process)",
+        help_text="More wait their turn: 1 for a server that answers one at a time.",
     )
     daily_tokens = forms.IntegerField(
         min_value=0,
@@ -176,9 +197,11 @@ class LLMJudgeForm(forms.Form):
     def save(self, user: User | AnonymousUser) -> JudgeConfig:
         data = self.cleaned_data
         row = saved() or JudgeConfig(pk=JudgeConfig.SINGLETON)
+        moved = bool(row.key) and origin(row.url) != origin(data["url"])
+        self.key_forgotten = moved and not data["key"]
         if data["key"]:
             row.key = data["key"]
-        elif data["clear_key"]:
+        elif data["clear_key"] or moved:
             row.key = ""
         row.enabled = data["enabled"]
         row.url = data["url"]

@@ -165,9 +165,14 @@ def llm_judge_save(request: HttpRequest) -> HttpResponse:
     row = form.save(request.user)
     checker().forget_followed()
     state = f"{row.model} at {row.url} judges" if row.enabled else "No LLM judge works"
+    forgot = (
+        " The saved API key was removed: the URL's scheme, host or port changed."
+        if form.key_forgotten
+        else ""
+    )
     messages.success(
         request,
-        f"{state} from now on; every worker follows within {FOLLOW_SECONDS:g} seconds.",
+        f"{state} from now on; every worker follows within {FOLLOW_SECONDS:g} seconds.{forgot}",
     )
     return _to_judge_section()
 

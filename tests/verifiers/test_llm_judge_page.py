@@ -120,7 +120,7 @@ def test_back_to_the_settings_forgets_the_saved_judge(admin_client: Client) -> N
     [
         (answer("supported", passage=0), "a well-formed ruling, supported"),
         (Step("I think it is supported."), "not with the JSON object asked for"),
-        (Step(status=500), "No answer from"),
+        (Step(status=500), "No usable answer from"),
     ],
 )
 def test_trying_the_judge_asks_the_endpoint_one_sample_claim(
