@@ -13,7 +13,7 @@ from django.test import Client, override_settings
 from grounding_app.active_verifier.checker import Checker, serving
 from grounding_app.api.models import ApiKey
 from grounding_app.batch import services
-from grounding_app.batch.models import BatchChunk, BatchJob
+from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import GroundingEngine
 from tests.batch.conftest import jsonl
 from tests.llm_judge.chat_server import TOKENS, Step, answer, chat_server
@@ -107,3 +107,29 @@ def test_a_batch_job_counts_the_judges_work_on_its_lines(
         "LLM judge so far: 3 claims shown to it, 3 requests to its endpoint (1 failed: the"
         " verifier's verdict stands there), 100 tokens" in page
     )
+
+
+def test_a_deep_reply_falls_back_on_the_api_and_on_batch_lines(
+    client: Client, key: str, follower: Checker
+) -> None:
+    deep = Step(raw=b"[" * 200_000 + b"]" * 200_000)
+    with (
+        chat_server(deep) as server,
+        override_settings(LLM_JUDGE_URL=server.url, LLM_JUDGE_BAND="all"),
+    ):
+        response = client.post(
+            URL, json.dumps(BODY), content_type="application/json", headers={"x-goog-api-key": key}
+        )
+        assert response.status_code == 200
+        notes = [c.get("llmJudge") for c in response.json()["claims"]]
+        assert notes == ["fell back: bad response"] * 2
+        client.post(
+            "/v1/batchJobs",
+            jsonl(2),
+            content_type="application/x-ndjson",
+            headers={"x-goog-api-key": key},
+        )
+        services.run_chunk(BatchChunk.objects.get().pk)
+    job = BatchJob.objects.get()
+    assert (job.llm_judge_calls, job.llm_judge_failures) == (2, 2)
+    assert set(BatchLine.objects.values_list("state", flat=True)) == {BatchLine.State.DONE}
