@@ -2,7 +2,7 @@
 that it lies at the default `citationThreshold` (0.6).
 
     python -m grounding_lab.fit_threshold PREDICTIONS DATA [--half H] [--sources S ...]
-        [--verifier DIR]
+        [--whole WHOLE_PREDICTIONS ANSWERS ...] [--verifier DIR]
 
 PREDICTIONS is `grounding_eval --predictions` or `check_runs` output: the engine's final
 scores, after retrieval, windows and the checks, so the threshold is the one a request
@@ -10,8 +10,11 @@ meets (calibrating pairs alone, as `package_verifier` does, leaves it some way o
 shipped verifier's is fitted on fit_unseen's fit half (`--half select --sources
 check_covid diasumfact_qmsum`): data no verifier trained on, its other half reported.
 The optimum is the macro one, each source weighing the same, as the acceptance figure
-is. Moving the bias shifts every logit by the same amount: the ranking, and so AUC and
-the best balanced accuracy, stay exactly as they were; only where 0.6 cuts moves.
+is. `--whole` adds, per source, the sentences of whole answers as checked inside their
+answer (`grounding_eval --whole-answers --predictions` on a `whole_answers` set), of the
+same half: a group of their own, since a reviewer reads sentences in answers. Moving the
+bias shifts every logit by the same amount: the ranking, and so AUC and the best balanced
+accuracy, stay exactly as they were; only where 0.6 cuts moves.
 """
 
 from __future__ import annotations
@@ -57,6 +60,28 @@ def read_scores(
     return out
 
 
+def read_whole_scores(
+    predictions: Path, answers: Path, half: str | None = None
+) -> dict[str, tuple[list[int], list[float]]]:
+    """ "whole:SOURCE" -> (labels, scores) of the labelled sentences of whole answers as
+    checked in their answer, of one half; a sentence the answer left unchecked counts as
+    not flagged (1.0), as the reviewer sees it."""
+    sets = {}
+    for line in answers.read_text(encoding="utf-8").splitlines():
+        answer = json.loads(line)
+        sets[answer["id"]] = answer
+    out: dict[str, tuple[list[int], list[float]]] = defaultdict(lambda: ([], []))
+    for line in predictions.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        answer = sets.get(row["id"])
+        if answer is None or (half is not None and answer["half"] != half):
+            continue
+        labels, scores = out[f"whole:{answer['source']}"]
+        labels.append(int(row["label"]))
+        scores.append(1.0 if row["score_whole"] is None else float(row["score_whole"]))
+    return dict(out)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("predictions", type=Path)
@@ -66,9 +91,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--target", type=float, default=DEFAULT_THRESHOLD)
     parser.add_argument("--half", choices=("select", "report"), help="one half by document")
     parser.add_argument("--sources", nargs="+", default=[], help="only these sources")
+    parser.add_argument(
+        "--whole",
+        nargs=2,
+        action="append",
+        default=[],
+        type=Path,
+        metavar=("PREDICTIONS", "ANSWERS"),
+        help="whole-answer sentence scores and their set, a group per source",
+    )
     args = parser.parse_args(argv)
 
     scores = read_scores(args.predictions, args.data, args.half, args.sources)
+    for predictions, answers in args.whole:
+        for sources in scores.values():
+            sources.update(read_whole_scores(predictions, answers, args.half))
     for judge, sources in scores.items():
         t, accuracy = macro_best_threshold(list(sources.values()))
         print(f"{judge}: macro optimum {t:.3f} (balanced accuracy {accuracy:.4f})")
@@ -86,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         [args.data.name]
         + ([f"{args.half} half"] if args.half else [])
         + ([f"({', '.join(args.sources)})"] if args.sources else [])
+        + [f"+ whole answers {answers.name}" for _, answers in args.whole]
     )
     config["threshold_fitted_on"] = f"{where}: macro optimum {best:.3f} -> {args.target}"
     path.write_text(json.dumps(config, indent=2) + "\n")

@@ -96,3 +96,45 @@ def test_one_half_of_some_sources_is_read(tmp_path) -> None:
     )
     config = json.loads((tmp_path / "verifier.json").read_text())
     assert config["threshold_fitted_on"].startswith("fit.jsonl select half (a): macro optimum")
+
+
+def test_whole_answer_sentences_of_the_half_are_a_group_of_their_own(tmp_path) -> None:
+    """Sentences checked inside their answers weigh as one more source: a whole answer's
+    scale moves the optimum, the other half's answers do not."""
+    answers = tmp_path / "whole.jsonl"
+    answers.write_text(
+        "".join(
+            json.dumps({"id": f"w{k}", "source": "d", "half": half, "sentences": []}) + "\n"
+            for k, half in enumerate(["select", "report"])
+        )
+    )
+    predictions = tmp_path / "whole-pred.jsonl"
+    rows = [("w0", 1, 0.3), ("w0", 1, 0.8), ("w0", 0, 0.25), ("w0", 1, None), ("w1", 0, 0.99)]
+    predictions.write_text(
+        "".join(
+            json.dumps({"id": i, "sentence": k, "label": y, "score_whole": p}) + "\n"
+            for k, (i, y, p) in enumerate(rows)
+        )
+    )
+    groups = fit_threshold.read_whole_scores(predictions, answers, "select")
+    assert groups == {"whole:d": ([1, 1, 0, 1], [0.3, 0.8, 0.25, 1.0])}
+
+    scores = {"a": (0.1, 0.2, 0.3, 0.4)}
+    out, data = write_files(tmp_path, {"engine": scores})
+    verifier = tmp_path / "verifier"
+    verifier.mkdir()
+    (verifier / "verifier.json").write_text(json.dumps({"temperature": 1.0, "bias": 0.0}))
+    whole = ["--whole", str(predictions), str(answers)]
+    fit_threshold.main([str(out), str(data), *whole, "--verifier", str(verifier)])
+    config = json.loads((verifier / "verifier.json").read_text())
+    # Both halves' answers count without --half: the group holds every sentence.
+    answers_group = ([1, 1, 0, 1, 0], [0.3, 0.8, 0.25, 1.0, 0.99])
+    best, _ = fit_threshold.macro_best_threshold(
+        [([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4]), answers_group]
+    )
+    alone, _ = fit_threshold.macro_best_threshold([([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4])])
+    assert best != alone
+    assert config["bias"] == pytest.approx(fit_threshold.bias_shift(best, 1.0), abs=1e-6)
+    assert config["threshold_fitted_on"] == (
+        f"dev.jsonl + whole answers whole.jsonl: macro optimum {best:.3f} -> 0.6"
+    )
