@@ -74,6 +74,14 @@ _FORMATS: dict[str, dict[str, Any] | None] = {
     PLAIN: None,
 }
 _NEXT = {SCHEMA: OBJECT, OBJECT: PLAIN}
+
+
+def _refuses_format(status: int, body: bytes) -> bool:
+    """A 400 or 422, or a 500 naming response_format (llama-cpp-python's server fails
+    its own validation so): the format asked for is not taken."""
+    return status in (400, 422) or (status == 500 and b"response_format" in body)
+
+
 _modes: dict[tuple[str, str], str] = {}
 
 
@@ -377,8 +385,8 @@ def complete(
     """POST /chat/completions, done by min(the endpoint's timeout, `deadline`), a
     monotonic time; raises `EndpointError` for a timeout ("deadline" when `deadline`
     was the sooner), an HTTP error or redirect, an address refused, or a body that is no
-    chat completion. A 400 or 422 to a response_format is asked again with the next
-    one, and the endpoint remembers it."""
+    chat completion. A response_format refused is asked again with the next one, and
+    the endpoint remembers the one that worked."""
     started = time.monotonic()
     own = started + min(endpoint.timeout, CALL_SECONDS)
     token = _deadline.set(min(own, deadline))
@@ -395,10 +403,12 @@ def complete(
         while True:
             requests += 1
             status, body = _post(endpoint, _payload(endpoint, conversation, mode))
-            if status in (400, 422) and mode in _NEXT:
-                mode = _modes[(endpoint.url, endpoint.model)] = _NEXT[mode]
+            if mode in _NEXT and _refuses_format(status, body):
+                mode = _NEXT[mode]
                 continue
             break
+        if status == 200:
+            _modes[(endpoint.url, endpoint.model)] = mode
         if status != 200:
             raise fail(f"http {status}")
         content, prompt, completion = _read(body)

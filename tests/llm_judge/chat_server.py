@@ -65,6 +65,7 @@ def completion(content: str, usage: dict[str, Any] | None = None) -> dict[str, A
 class ChatServer:
     script: list[Step]
     formats: frozenset[str] = ALL_FORMATS
+    refusal: int = 400  # the status refusing a format (llama-cpp-python's server: 500)
     url: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
     most_in_flight: int = 0
@@ -99,7 +100,7 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 time.sleep(step.delay)
                 wanted = (body.get("response_format") or {}).get("type")
                 if wanted is not None and wanted not in server.formats:
-                    self._send(400, {"error": {"message": f"response_format {wanted}"}})
+                    self._send(server.refusal, {"error": {"message": f"response_format {wanted}"}})
                 elif step.location:
                     self.send_response(step.status)
                     self.send_header("Location", step.location)
@@ -153,9 +154,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
 
 @contextmanager
 def chat_server(
-    *script: Step, formats: frozenset[str] = ALL_FORMATS, serial: bool = False
+    *script: Step, formats: frozenset[str] = ALL_FORMATS, refusal: int = 400, serial: bool = False
 ) -> Iterator[ChatServer]:
-    state = ChatServer(list(script) or [answer("supported", passage=0)], formats)
+    state = ChatServer(list(script) or [answer("supported", passage=0)], formats, refusal)
     kind = HTTPServer if serial else ThreadingHTTPServer
     httpd = kind(("127.0.0.1", 0), _handler(state))
     if isinstance(httpd, ThreadingHTTPServer):

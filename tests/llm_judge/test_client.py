@@ -36,6 +36,7 @@ def test_a_json_schema_is_asked_for_with_max_tokens() -> None:
     assert schema["properties"]["verdict"]["enum"] == ["supported", "unsupported"]
 
 
+@pytest.mark.parametrize("refusal", [400, 422, 500])
 @pytest.mark.parametrize(
     ("offered", "asked", "then"),
     [
@@ -44,10 +45,10 @@ def test_a_json_schema_is_asked_for_with_max_tokens() -> None:
     ],
 )
 def test_the_format_the_server_takes_is_found_and_remembered(
-    offered: frozenset[str], asked: list[str | None], then: str | None
+    offered: frozenset[str], asked: list[str | None], then: str | None, refusal: int
 ) -> None:
     ledger = MemoryLedger()
-    with chat_server(formats=offered) as server:
+    with chat_server(formats=offered, refusal=refusal) as server:
         judge = LLMJudge(Endpoint(server.url, "m"), Band(everything=True), ledger)
         assert judge.judge([claim(1)]) == [SUPPORTED]
         assert _formats(server.requests) == asked
