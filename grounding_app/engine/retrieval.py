@@ -420,6 +420,9 @@ def linearise(text: str) -> list[Statement] | None:
     return None if lines is None else [_statement(v) for v in lines]
 
 
+_HEBREW_LETTER = re.compile("[\u05d0-\u05ea]")
+
+
 def bm25_tokens(text: str) -> list[str]:
     """Content stems and numbers, with CJK runs cut into overlapping character bigrams.
 
@@ -442,7 +445,8 @@ def _bm25_tokens(text: str) -> tuple[str, ...]:
     for i, part in enumerate(CJK_RUN.split(text)):
         tokens.extend(bigrams(part) if i % 2 else content_stems(part))
     tokens.extend(f"#{value}" for value in sorted(numbers(text)))
-    tokens.extend(extra_forms(text))
+    if _HEBREW_LETTER.search(text):  # the only forms `extra_forms` adds
+        tokens.extend(extra_forms(text))
     return tuple(tokens)
 
 

@@ -56,9 +56,12 @@ class Word:
 def _fold(word: str) -> str:
     """Case, accents and thousands separators away, and the word stemmed, so that
     "movies"/"movie", "starred"/"stars" and "1,500"/"1500" meet."""
-    decomposed = unicodedata.normalize("NFKD", word.casefold().replace(_APOSTROPHE, "'"))
-    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
-    if any(c.isdigit() for c in folded):
+    if word.isascii():  # no accents to take off, and casefold is lower
+        folded = word.lower()
+    else:
+        decomposed = unicodedata.normalize("NFKD", word.casefold().replace(_APOSTROPHE, "'"))
+        folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    if not folded.isalpha() and any(c.isdigit() for c in folded):
         return folded.replace(",", "")
     return stem(folded.removesuffix("'s"))
 
@@ -91,7 +94,8 @@ def vocabulary(text: str) -> frozenset[str]:
 
 
 def _vocabulary(text: str) -> frozenset[str]:
-    return frozenset(_fold(w.text) for w in words(text))
+    # Each distinct word folded once, without the byte spans `words` makes.
+    return frozenset(map(_fold, set(read(text).token_texts)))
 
 
 def best_evidence(claim: str, evidence: Sequence[frozenset[str]]) -> int | None:

@@ -15,16 +15,16 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from grounding_app.engine.lang.en import NEGATIONS, STOPWORDS, stem
 
 View = TypeVar("View")
 
 # The one word pattern: letters and digits, with joiners between them.
-_TOKEN = re.compile(r"[^\W_]+(?:['\u2019\u05f3\u05f4\".,:/\-][^\W_]+)*")
+_JOINERS = "'\u2019\u05f3\u05f4\".,:/-"
+_TOKEN = re.compile(rf"[^\W_]+(?:[{re.escape(_JOINERS)}][^\W_]+)*")
 
 APOSTROPHES = frozenset("'\u2019")
 # What a plain word keeps inside it: apostrophes ("don't") and, for Hebrew, the geresh,
@@ -32,11 +32,15 @@ APOSTROPHES = frozenset("'\u2019")
 WORD_JOINERS = APOSTROPHES | frozenset('\u05f3\u05f4"')
 # What a name keeps: "U.S.", "Jean-Paul", "O'Brien".
 NAME_JOINERS = APOSTROPHES | frozenset(".-")
+_UNSTEMMED = STOPWORDS | NEGATIONS  # words `content_stems` leaves out
+# Where a token splits into plain words: a token's only non-alphanumeric characters are
+# its joiners.
+_WORD_SPLIT = re.compile(f"[{re.escape(''.join(sorted(set(_JOINERS) - WORD_JOINERS)))}]")
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One run of the word pattern, with its character span in the text it was read from."""
+class Token(NamedTuple):
+    """One run of the word pattern, with its character span in the text it was read from
+    (a named tuple: a long fact has thousands, and a tuple is the quickest to make)."""
 
     text: str
     start: int
@@ -80,13 +84,19 @@ class Text:
 
     @cached_property
     def tokens(self) -> tuple[Token, ...]:
-        return tuple(Token(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(self.text))
+        return tuple(Token(m.group(), *m.span()) for m in _TOKEN.finditer(self.text))
+
+    @cached_property
+    def token_texts(self) -> tuple[str, ...]:
+        """The tokens without spans: what most readers of a long fact need, at a fraction
+        of the cost of the spans."""
+        return tuple(_TOKEN.findall(self.text))
 
     def parts(self, keep: frozenset[str]) -> tuple[Token, ...]:
         """The tokens split at every joiner outside `keep`, with their spans."""
         out: list[Token] = []
         for token in self.tokens:
-            if all(char.isalnum() or char in keep for char in token.text):
+            if token.text.isalnum() or all(char.isalnum() or char in keep for char in token.text):
                 out.append(token)
             else:
                 out.extend(split_token(token, keep))
@@ -98,8 +108,16 @@ class Text:
 
     @cached_property
     def words(self) -> tuple[str, ...]:
-        """Plain words as written (case kept): "don't" is one, "U.S." two."""
-        return tuple(t.text for t in self.word_tokens)
+        """Plain words as written (case kept): "don't" is one, "U.S." two (the texts of
+        `word_tokens`, read without spans)."""
+        out: list[str] = []
+        split = _WORD_SPLIT.split
+        for token in self.token_texts:
+            if token.isalnum():
+                out.append(token)
+            else:
+                out.extend(split(token))
+        return tuple(out)
 
     @cached_property
     def name_tokens(self) -> tuple[Token, ...]:
@@ -113,11 +131,9 @@ class Text:
     @cached_property
     def content_stems(self) -> tuple[str, ...]:
         """Stems of the words that carry meaning (no stop words, negations or bare digits)."""
-        return tuple(
-            s
-            for w, s in zip(self.words, self.stems, strict=True)
-            if (lower := w.lower()) not in STOPWORDS and lower not in NEGATIONS and not w.isdigit()
-        )
+        # Stemmed here, not taken from `stems`: a passage only indexed never needs the
+        # stop words' stems.
+        return tuple(stem(w) for w in self.words if w.lower() not in _UNSTEMMED and not w.isdigit())
 
 
 # Readings kept, counted in characters of text: the largest request reads 3.9 million
