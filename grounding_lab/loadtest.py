@@ -8,7 +8,11 @@ worker timeout, torch threads shared among the workers) with 2 workers, then 8 c
 for 60 s, each sending the next
 request as soon as the last one was answered: the everyday request, or with
 `--request largest` the largest one the API accepts (200 facts of 10,000 characters,
-200 sentences), so the documented maximum is served by real workers too. Every
+200 sentences), so the documented maximum is served by real workers too. With
+`--new-facts` every request is built anew from the next seed, so its facts were never
+sent before: caches kept across requests answer nothing, as for RAG traffic that brings
+newly retrieved passages (the bodies are built by the clients before their clock starts).
+Every
 answer that is not a 200 with claims counts as an error. Prints p50/p95 latency,
 throughput and errors; exits 1 on any error. Bounded: the server is stopped and the
 database removed however it ends.
@@ -30,10 +34,11 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grounding_app.engine import CheckRequest
 from grounding_app.formats.check_grounding import request_to_json
 from grounding_lab.bench_requests import request_builders
 
@@ -78,9 +83,33 @@ def _get_status(port: int, path: str) -> int:
         connection.close()
 
 
-def _client(port: int, body: bytes, key: str, until: float, results: Results) -> None:
+class Bodies:
+    """Each request's body: the same one every time, or with `new` one built from the next
+    seed (its facts sent by no request before)."""
+
+    def __init__(self, build: Callable[..., CheckRequest], new: bool, first_seed: int = 1000):
+        self._build = build
+        self._new = new
+        self._seed = first_seed
+        self._lock = threading.Lock()
+        self._same = b"" if new else self._encode(build())
+
+    @staticmethod
+    def _encode(request: CheckRequest) -> bytes:
+        return json.dumps(request_to_json(request)).encode()
+
+    def next(self) -> bytes:
+        if not self._new:
+            return self._same
+        with self._lock:
+            seed, self._seed = self._seed, self._seed + 1
+        return self._encode(self._build(seed=seed))
+
+
+def _client(port: int, bodies: Bodies, key: str, until: float, results: Results) -> None:
     """Send requests back to back until `until`, recording each."""
     while time.monotonic() < until:
+        body = bodies.next()
         started = time.perf_counter()
         try:
             status, payload = _post(port, body, key, timeout=60)
@@ -96,11 +125,11 @@ def _client(port: int, body: bytes, key: str, until: float, results: Results) ->
                 results.latencies.append(elapsed)
 
 
-def _run_clients(port: int, body: bytes, keys: list[str], seconds: float) -> Results:
+def _run_clients(port: int, bodies: Bodies, keys: list[str], seconds: float) -> Results:
     results = Results()
     until = time.monotonic() + seconds
     threads = [
-        threading.Thread(target=_client, args=(port, body, key, until, results)) for key in keys
+        threading.Thread(target=_client, args=(port, bodies, key, until, results)) for key in keys
     ]
     for thread in threads:
         thread.start()
@@ -170,10 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--database-url", default="", help="an existing database (default: a throwaway SQLite)"
     )
+    parser.add_argument(
+        "--new-facts", action="store_true", help="every request with facts never sent before"
+    )
     options = parser.parse_args(argv)
 
-    build = request_builders(options.data)[options.request]
-    body = json.dumps(request_to_json(build())).encode()
+    bodies = Bodies(request_builders(options.data)[options.request], options.new_facts)
+    body = bodies.next()
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="grounding-loadtest-") as scratch:
         env = {
@@ -194,8 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
         try:
             with _serve(env, port, options.workers, Path(scratch) / "server.log"):
-                _run_clients(port, body, keys, options.warm_up)  # first-request costs
-                results = _run_clients(port, body, keys, options.seconds)
+                _run_clients(port, bodies, keys, options.warm_up)  # first-request costs
+                results = _run_clients(port, bodies, keys, options.seconds)
         except RuntimeError as exc:
             print(exc, file=sys.stderr)
             return 1
@@ -205,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{options.clients} clients, {options.workers} gunicorn workers, {options.seconds:.0f} s,"
         f" {env['DATABASE_URL'].split(':')[0]},"
-        f" {options.request} request ({len(body):,} bytes): {total} requests,"
+        f" {options.request} request ({len(body):,} bytes"
+        f"{', new facts in each' if options.new_facts else ''}): {total} requests,"
         f" {total / options.seconds:.1f} req/s, {len(results.errors)} errors"
     )
     if latencies:
