@@ -332,14 +332,15 @@ class GroundingEngine:
 
         Earlier sentences only resolve what a claim refers to; they never lower a claim
         that reads alone. A claim that names its subject is read alone. One that opens
-        with a pronoun ("It was completed in 1737.") is read with its context; where that
-        falls short of `ENOUGH_SUPPORT` it is read alone too, and that reading counts when
-        it is higher and rests on a fact the context's sentences rest on (alone, "It was
-        completed in 1743." matches any building's fact; after a sentence about the Eiffel
-        Tower it is about the tower). One that may lean on its context ("The tower ...",
-        a list item after "The cast includes:") is read alone and, short of
-        `ENOUGH_SUPPORT`, with its context too, the higher reading counting. On
-        fit_unseen's DiaSumFact answers (select half), reading pronouns only in context
+        with a pronoun ("It was completed in 1737.") is read with its context, which names
+        what the pronoun stands for where it can ("Titanic starred ..."); where it cannot
+        and the claim falls short of `ENOUGH_SUPPORT`, it is read alone too, and that
+        reading counts when it is higher and rests on a fact the context's sentences rest
+        on (alone, "It was completed in 1743." matches any building's fact; after a
+        sentence about the Eiffel Tower it is about the tower). One that may lean on its
+        context ("The tower ...", a list item after "The cast includes:") is read alone
+        and, short of `ENOUGH_SUPPORT`, with its context too, the higher reading counting.
+        On fit_unseen's DiaSumFact answers (select half), reading pronouns only in context
         gave BA 0.665 / AUC 0.700 in the answer against 0.694 / 0.726 alone; this rule
         0.683 / 0.723 (`grounding_eval --whole-answers`, docs/verifier.md).
         """
@@ -356,7 +357,9 @@ class GroundingEngine:
         again = [
             (work, "" if work.context.needed else work.context.text)
             for work in read
-            if work.context.text and work.verdict.score < ENOUGH_SUPPORT
+            if work.context.text
+            and work.verdict.score < ENOUGH_SUPPORT
+            and not (work.context.needed and resolve_reference(work.text, work.context.text))
         ]
         facts = {work.number: {p.fact for p in work.verdict.cited} for work in read}
         for (work, context), verdict in zip(
