@@ -142,10 +142,10 @@ def _percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(fraction * len(sorted_values)))]
 
 
-def _manage(env: dict[str, str], *args: str) -> str:
+def _manage(tree: Path, env: dict[str, str], *args: str) -> str:
     return subprocess.run(
         [sys.executable, "manage.py", *args],
-        cwd=ROOT,
+        cwd=tree,
         env=env,
         check=True,
         capture_output=True,
@@ -155,17 +155,20 @@ def _manage(env: dict[str, str], *args: str) -> str:
 
 
 @contextlib.contextmanager
-def _serve(env: dict[str, str], port: int, workers: int, log_path: Path) -> Iterator[None]:
-    """`scripts/serve` serving the app until the block ends, its output in `log_path`."""
+def _serve(
+    tree: Path, env: dict[str, str], port: int, workers: int, log_path: Path
+) -> Iterator[None]:
+    """`tree`'s `scripts/serve` serving its app until the block ends, its output in
+    `log_path`."""
     with log_path.open("w") as log:
         server = subprocess.Popen(
             [
-                str(ROOT / "scripts" / "serve"),
+                str(tree / "scripts" / "serve"),
                 f"--workers={workers}",
                 f"--bind=127.0.0.1:{port}",
                 "--log-level=warning",
             ],
-            cwd=ROOT,
+            cwd=tree,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -202,6 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--new-facts", action="store_true", help="every request with facts never sent before"
     )
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        default=ROOT,
+        help="serve this checkout's app (e.g. a worktree of a baseline commit); requests are"
+        " built by this one",
+    )
     options = parser.parse_args(argv)
 
     bodies = Bodies(request_builders(options.data)[options.request], options.new_facts)
@@ -219,13 +229,14 @@ def main(argv: list[str] | None = None) -> int:
             "STATIC_ROOT": f"{scratch}/static",
             "GROUNDING_PRELOAD": "1",
         }
-        _manage(env, "migrate", "--noinput")
+        tree = options.tree.resolve()
+        _manage(tree, env, "migrate", "--noinput")
         keys = [
-            _manage(env, "create_api_key", f"loadtest-{n}").split()[-1]
+            _manage(tree, env, "create_api_key", f"loadtest-{n}").split()[-1]
             for n in range(options.clients)
         ]
         try:
-            with _serve(env, port, options.workers, Path(scratch) / "server.log"):
+            with _serve(tree, env, port, options.workers, Path(scratch) / "server.log"):
                 _run_clients(port, bodies, keys, options.warm_up)  # first-request costs
                 results = _run_clients(port, bodies, keys, options.seconds)
         except RuntimeError as exc:
