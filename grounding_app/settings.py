@@ -390,6 +390,10 @@ TRACES_MAX_TRACE_SPANS = env_int("TRACES_MAX_TRACE_SPANS", 2_000)
 # Spans read from one export: the rest are refused in its partial success, so one large
 # export holds a web worker for seconds, not until it is killed.
 TRACES_MAX_EXPORT_SPANS = env_int("TRACES_MAX_EXPORT_SPANS", 20_000)
+# Services one export stores, and sources it may create: each service costs statements
+# and a new one a permanent source; the rest are refused in its partial success.
+TRACES_MAX_EXPORT_SERVICES = env_int("TRACES_MAX_EXPORT_SERVICES", 50)
+TRACES_MAX_NEW_SOURCES = env_int("TRACES_MAX_NEW_SOURCES", 10)
 # Distinct unknown attribute keys kept per source (its page lists them); spans' keys
 # past it are only counted, so an exporter inventing keys cannot grow a row unbounded.
 TRACES_MAX_UNKNOWN_KEYS = env_int("TRACES_MAX_UNKNOWN_KEYS", 500)

@@ -6,6 +6,10 @@ completion have come; a worker assembles the trace later (`services.assemble_due
 Spans are rejected, and named in the response's partial success, when their ids are not
 valid OTLP ids, when their trace was already checked or dropped, or when their trace
 holds more than TRACES_MAX_TRACE_SPANS spans; each reason is counted on the source.
+One export stores the spans of at most TRACES_MAX_EXPORT_SERVICES services and creates
+at most TRACES_MAX_NEW_SOURCES sources: every service costs a few statements and a new
+one a permanent source, so an export naming a service per resource is refused in part
+(a partial success), not stored until the worker is killed.
 
 Rows are written with one multi-row statement per table (`executemany` of a plain
 INSERT), not model by model: an export of TRACES_MAX_EXPORT_SPANS one-span traces is
@@ -29,12 +33,23 @@ from grounding_app.traces.attributes import LLM, Event, Span, read_span
 from grounding_app.traces.models import PendingSpan, PendingTrace, TraceSource
 from grounding_app.traces.otlp import INVALID_ID, Received
 
-__all__ = ["INVALID_ID", "LATE", "TOO_MANY", "Backlog", "Outcome", "receive"]
+__all__ = [
+    "INVALID_ID",
+    "LATE",
+    "OVER_NEW_SOURCES",
+    "OVER_SERVICES",
+    "TOO_MANY",
+    "Backlog",
+    "Outcome",
+    "receive",
+]
 
 # Values per IN (...) lookup: under SQLite's limit on a statement's parameters.
 LOOKUP_CHUNK = 2_000
 LATE = "arrived after its trace was checked or dropped"
 TOO_MANY = "its trace has more spans than TRACES_MAX_TRACE_SPANS"
+OVER_SERVICES = "its service is past TRACES_MAX_EXPORT_SERVICES in one export"
+OVER_NEW_SOURCES = "its service is new and past TRACES_MAX_NEW_SOURCES in one export"
 
 
 class Backlog(Exception):
@@ -236,6 +251,32 @@ def _store(source: TraceSource, spans: list[Span], now: Any, rejected: Counter[s
     return len(rows)
 
 
+def _admitted(
+    api_key: ApiKey, services: list[str], refused: dict[str, str]
+) -> dict[str, TraceSource | None]:
+    """The services of an export to store, in its order, with their sources (None for a
+    new one): the first TRACES_MAX_EXPORT_SERVICES, of which at most
+    TRACES_MAX_NEW_SOURCES have no source yet. Each refused service is noted in
+    `refused` with its reason."""
+    if len(services) <= min(settings.TRACES_MAX_EXPORT_SERVICES, settings.TRACES_MAX_NEW_SOURCES):
+        return dict.fromkeys(services)  # all admitted: no need to look their sources up
+    known: dict[str, TraceSource] = {}
+    for chunk in _chunks(services):
+        found = TraceSource.objects.filter(api_key=api_key, service_name__in=chunk)
+        known.update((source.service_name, source) for source in found.only("service_name"))
+    admitted: dict[str, TraceSource | None] = {}
+    new = 0
+    for service in services:
+        if len(admitted) >= settings.TRACES_MAX_EXPORT_SERVICES:
+            refused[service] = OVER_SERVICES
+        elif service not in known and new >= settings.TRACES_MAX_NEW_SOURCES:
+            refused[service] = OVER_NEW_SOURCES
+        else:
+            admitted[service] = known.get(service)
+            new += service not in known
+    return admitted
+
+
 def receive(api_key: ApiKey, received: list[Received], invalid: Counter[str]) -> Outcome:
     """Store one export's spans; `invalid` counts, per service, the spans rejected for
     their ids. Raises Backlog when a source has too much waiting."""
@@ -245,10 +286,14 @@ def receive(api_key: ApiKey, received: list[Received], invalid: Counter[str]) ->
         by_service[item.service].append(item.span)
     rejected: Counter[str] = Counter()
     accepted = 0
+    refused: dict[str, str] = {}
     with transaction.atomic():
-        for service in dict.fromkeys([*by_service, *invalid]):
+        services = list(dict.fromkeys([*by_service, *invalid]))
+        for service, found in _admitted(api_key, services, refused).items():
             spans = by_service.get(service, [])
-            source, _ = TraceSource.objects.get_or_create(api_key=api_key, service_name=service)
+            source = (
+                found or TraceSource.objects.get_or_create(api_key=api_key, service_name=service)[0]
+            )
             waiting = PendingTrace.objects.filter(source=source, state=PendingTrace.State.OPEN)
             if spans and waiting.count() >= settings.TRACES_MAX_OPEN_TRACES:
                 raise Backlog(f"{service} has {settings.TRACES_MAX_OPEN_TRACES:,} traces waiting")
@@ -261,4 +306,6 @@ def receive(api_key: ApiKey, received: list[Received], invalid: Counter[str]) ->
                 spans_received=F("spans_received") + len(spans) + invalid[service],
                 last_seen_at=now,
             )
+    for service, reason in refused.items():
+        rejected[reason] += len(by_service.get(service, [])) + invalid[service]
     return Outcome(accepted, rejected)

@@ -16,6 +16,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from grounding_app.traces.models import PendingSpan, PendingTrace, TraceSource
 from grounding_app.traces.otlp import NUL_REPLACEMENT, OVER_EXPORT_LIMIT
+from grounding_app.traces.receiver import OVER_NEW_SOURCES, OVER_SERVICES
 from tests.traces.conftest import JSON, PROTOBUF, one_span_traces, to_json
 
 pytestmark = pytest.mark.django_db
@@ -92,3 +93,36 @@ def test_a_nul_is_replaced_in_its_span_and_loses_nothing(
     assert data["attributes"]["score"] == "nan"
     assert data["events"][0]["name"] == f"gen_ai.choice{NUL_REPLACEMENT}"
     assert TraceSource.objects.filter(service_name=f"svc{NUL_REPLACEMENT}name").exists()
+
+
+def services_export(count: int, first: int = 1) -> bytes:
+    """An export of `count` resources, each its own service.name and one span."""
+    request = one_span_traces(1, "svc-0", first=first)
+    for n in range(1, count):
+        one = one_span_traces(1, f"svc-{n}", first=first + n)
+        request.resource_spans.add().CopyFrom(one.resource_spans[0])
+    return request.SerializeToString()
+
+
+def test_an_export_creates_few_sources_and_refuses_the_rest(post_export: Any) -> None:
+    """Issue 44 item 6: one export naming a service per resource stored every one of
+    them (2,000 sources, 20 s); now at most TRACES_MAX_NEW_SOURCES are created."""
+    with CaptureQueriesContext(connection) as queries:
+        response = post_export(services_export(300))
+    assert response.status_code == 200
+    assert len(queries.captured_queries) < 200, len(queries.captured_queries)
+    assert TraceSource.objects.count() == 10
+    rejected, message = partial_success(response)
+    assert rejected == 290
+    assert message == f"290 span(s): {OVER_NEW_SOURCES}"
+
+
+def test_known_services_are_stored_up_to_the_services_per_export(post_export: Any) -> None:
+    with override_settings(TRACES_MAX_NEW_SOURCES=100):
+        assert post_export(services_export(8)).status_code == 200
+    with override_settings(TRACES_MAX_EXPORT_SERVICES=5, TRACES_MAX_NEW_SOURCES=1):
+        response = post_export(services_export(9, first=100))
+    # svc-0..4 are known and stored; svc-5..8 are past the five services.
+    assert partial_success(response) == (4, f"4 span(s): {OVER_SERVICES}")
+    assert TraceSource.objects.count() == 8
+    assert PendingSpan.objects.count() == 8 + 5
