@@ -43,8 +43,10 @@ def _scope(request: HttpRequest) -> trends.Scope:
     source = None
     if (raw := request.GET.get("source", "")).isdigit():
         source = TraceSource.objects.filter(pk=int(raw)).first()
-    key = request.GET.get("key", "")[:200]
-    return trends.Scope(source, key, request.GET.get("value", "")[:200] if key else "")
+    key, value = request.GET.get("key", "")[:200], request.GET.get("value", "")[:200]
+    if "\x00" in key + value:  # no label holds a NUL, and PostgreSQL refuses one in a query
+        key = value = ""
+    return trends.Scope(source, key, value if key else "")
 
 
 def _days(request: HttpRequest) -> int:
@@ -101,8 +103,10 @@ def trend_day(request: HttpRequest) -> HttpResponse:
     scope = _scope(request)
     try:
         day = date.fromisoformat(request.GET.get("day", ""))
-    except ValueError as exc:
-        raise Http404("no such day") from exc
+    except ValueError:
+        day = date.max
+    if day == date.max:  # not a day, or the last one, whose end no date can hold
+        return HttpResponse("Not a day: give ?day=YYYY-MM-DD.", status=400)
     back = reverse("monitoring:trends") + "?" + urlencode(scope.query())
     context = {"scope": scope, "day": day, "worst": trends.worst_of_day(scope, day), "back": back}
     return render(request, "monitoring/day.html", context)

@@ -114,7 +114,7 @@ def test_the_day_page_lists_that_days_worst(client: Client, make_user: Callable[
     query: dict[str, str | int] = {"source": bot.pk, "day": now.date().isoformat()}
     page = client.get("/monitoring/day/", query)
     assert page.status_code == 200 and "0.05" in page.content.decode()
-    assert client.get("/monitoring/day/", {"day": "not-a-day"}).status_code == 404
+    assert client.get("/monitoring/day/", {"day": "not-a-day"}).status_code == 400
 
 
 def test_annotators_and_anonymous_cannot_see_trends(
@@ -159,3 +159,25 @@ def test_a_label_value_matches_whole_and_only_under_its_key(value: str, other: s
     data.line(job, 5, NOW)  # no labels
     points = trends.daily(trends.Scope(bot, "model", value), 1, now=NOW)
     assert (points[0].answers, points[0].unsupported) == (1, 1)
+
+
+@pytest.mark.parametrize("query", [{"key": "\x00", "value": "b"}, {"key": "a", "value": "\x00"}])
+@pytest.mark.parametrize("path", ["/monitoring/", "/monitoring/day/"])
+def test_a_label_with_a_nul_is_ignored(
+    client: Client, make_user: Callable[..., Any], path: str, query: dict[str, str]
+) -> None:
+    """Issue 44 item 10: a NUL in ?key= gave a 500 on PostgreSQL (no text holds one)."""
+    client.force_login(make_user("reviewer"))
+    page = client.get(path, {**query, "day": "2026-01-01"})
+    assert page.status_code == 200
+    assert page.context["scope"] == trends.Scope()
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "10000-01-01", "\x00"])
+def test_a_day_past_the_calendar_is_a_bad_request(
+    client: Client, make_user: Callable[..., Any], day: str
+) -> None:
+    """Issue 44 item 10: ?day=9999-12-31 gave a 500 (its next day is past any date)."""
+    client.force_login(make_user("reviewer"))
+    assert client.get("/monitoring/day/", {"day": day}).status_code == 400
+    assert client.get("/monitoring/day/", {"day": "0001-01-01"}).status_code == 200
