@@ -26,5 +26,14 @@ def visible_projects(user: Any) -> QuerySet[LabelingProject]:
     return projects if is_lead(user) else projects.filter(annotators=user)
 
 
+def can_manage(user: Any, project: LabelingProject) -> bool:
+    """Only the project's owner, or an admin, edits it, picks its annotators and imports
+    into it: another reviewer could otherwise name anyone an annotator and import
+    labels as them."""
+    if has_role(user, ADMIN):
+        return True
+    return is_lead(user) and project.created_by_id is not None and project.created_by_id == user.pk
+
+
 def can_label(user: Any, project: LabelingProject) -> bool:
     return project.annotators.filter(pk=user.pk).exists()

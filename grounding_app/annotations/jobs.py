@@ -63,7 +63,7 @@ def _read(job: ImportJob, progress: Any) -> dict[str, Any]:
     """The outcome's fields of one job's import (raises what the import raises)."""
     if job.kind == ImportJob.Kind.LABEL_STUDIO:
         report = label_studio.import_annotations(
-            job.project, bytes(job.data), job.mapping, progress
+            job.project, bytes(job.data), job.mapping, progress, by=job.created_by
         )
         return {
             "imported": report.imported,

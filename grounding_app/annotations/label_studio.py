@@ -168,8 +168,11 @@ def _differences(
     return ", ".join(map(str, numbers[:10])) + ("…" if len(numbers) > 10 else "")
 
 
-def _store(project: LabelingProject, item: Item, user: Any, states: dict[int, ClaimState]) -> str:
-    """ "" when stored, "unchanged" when already here, else the conflict."""
+def _store(
+    project: LabelingProject, item: Item, user: Any, states: dict[int, ClaimState], by: Any
+) -> str:
+    """ "" when stored (the assignment noting who imported it), "unchanged" when already
+    here, else the conflict."""
     with transaction.atomic():
         overlap = (
             LabelingProject.objects.select_for_update()
@@ -203,6 +206,7 @@ def _store(project: LabelingProject, item: Item, user: Any, states: dict[int, Cl
                 return f"the item already has its {overlap} annotators (k)"
             assignment = Assignment.objects.create(item=item, annotator=user, slot=free[0])
         submit(assignment, states)
+        Assignment.objects.filter(pk=assignment.pk).update(imported_by=by)
     return ""
 
 
@@ -232,9 +236,10 @@ def import_annotations(
     raw: str | bytes,
     mapping: Mapping[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    by: Any = None,
 ) -> ImportReport:
-    """Store the annotations of a Label Studio JSON export as submitted labels;
-    `progress(done, total)` hears of every PROGRESS_EVERY tasks read."""
+    """Store the annotations of a Label Studio JSON export as submitted labels, imported
+    `by` that user; `progress(done, total)` hears of every PROGRESS_EVERY tasks read."""
     try:
         tasks = ls.read_export(raw)
     except FormatError as exc:
@@ -266,7 +271,7 @@ def import_annotations(
                 report.add(f"{where}: {why}.")
                 continue
             states, why = _states(annotation, item, claims, keys)
-            outcome = _store(project, item, user, states) if states else why
+            outcome = _store(project, item, user, states, by) if states else why
             if outcome == "unchanged":
                 report.unchanged += 1
             elif outcome:

@@ -182,6 +182,14 @@ class Assignment(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who imported these labels from Label Studio; empty for labels given here.",
+    )
 
     objects = RetentionManager(None, follows=("item",))
 

@@ -75,6 +75,13 @@ def _visible_project(request: HttpRequest, pk: int) -> LabelingProject:
     return project
 
 
+def _managed_project(request: HttpRequest, pk: int) -> LabelingProject:
+    project = get_object_or_404(LabelingProject, pk=pk)
+    if not access.can_manage(request.user, project):
+        raise PermissionDenied("only the project's owner or an admin may change it")
+    return project
+
+
 def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
     assignment = get_object_or_404(
         Assignment.objects.select_related("item__project"), pk=pk, annotator=request.user
@@ -185,7 +192,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @leads
 @require_http_methods(["GET", "POST"])
 def project_settings(request: HttpRequest, pk: int) -> HttpResponse:
-    project = get_object_or_404(LabelingProject, pk=pk)
+    project = _managed_project(request, pk)
     posted = request.method == "POST"
     form = ProjectForm(request.POST if posted else None, instance=project)
     if posted and form.is_valid():
@@ -202,7 +209,7 @@ def project_settings(request: HttpRequest, pk: int) -> HttpResponse:
 @leads
 @require_http_methods(["GET", "POST"])
 def project_import(request: HttpRequest, pk: int) -> HttpResponse:
-    project = get_object_or_404(LabelingProject, pk=pk)
+    project = _managed_project(request, pk)
     posted = request.method == "POST"
     form = ImportItemsForm(request.POST if posted else None, request.FILES if posted else None)
     if posted and form.is_valid() and _is_long(form.cleaned_data["raw"]):
@@ -416,7 +423,7 @@ def export_label_studio(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 @require_http_methods(["GET", "POST"])
 def label_studio_page(request: HttpRequest, pk: int) -> HttpResponse:
     """Send items to Label Studio and read its annotations back, with a report."""
-    project = get_object_or_404(LabelingProject, pk=pk)
+    project = _managed_project(request, pk)
     posted = request.method == "POST"
     form = LabelStudioImportForm(
         request.POST if posted else None, request.FILES if posted else None
@@ -440,7 +447,7 @@ def label_studio_page(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             try:
                 report = label_studio.import_annotations(
-                    project, upload.read(), form.cleaned_data["annotators"]
+                    project, upload.read(), form.cleaned_data["annotators"], by=request.user
                 )
             except label_studio.LabelStudioFileError as exc:
                 form.add_error("file", str(exc))

@@ -57,6 +57,8 @@ _ANY_LABELER = {"annotator": 200, "reviewer": 200, "admin": 200, "superuser": 20
 _PROJECT = {"annotator": 200, "reviewer": 200, "admin": 200, "superuser": 200, "stranger": 403}
 _LEADS = {"reviewer": 200, "admin": 200, "superuser": 200, "annotator": 403, "stranger": 403}
 _LEADS_POST = {"reviewer": 302, "admin": 302, "superuser": 302, "annotator": 403, "stranger": 403}
+# Issue 44 item 9: a reviewer who did not create the project may not change it.
+_MANAGERS = {**_LEADS, "reviewer": 403}
 _OWNER = {"annotator": 200, "reviewer": 404, "admin": 404, "superuser": 404, "stranger": 404}
 _OWNER_POST = {**_OWNER, "annotator": 302}
 VIEWS: list[tuple[str, str, dict[str, int]]] = [
@@ -64,10 +66,10 @@ VIEWS: list[tuple[str, str, dict[str, int]]] = [
     ("get", "/annotations/new/", _LEADS),
     ("post", "/annotations/new/", _LEADS),
     ("get", "/annotations/{p}/", _PROJECT),
-    ("get", "/annotations/{p}/settings/", _LEADS),
-    ("post", "/annotations/{p}/settings/", _LEADS),
-    ("get", "/annotations/{p}/import/", _LEADS),
-    ("post", "/annotations/{p}/import/", _LEADS),
+    ("get", "/annotations/{p}/settings/", _MANAGERS),
+    ("post", "/annotations/{p}/settings/", _MANAGERS),
+    ("get", "/annotations/{p}/import/", _MANAGERS),
+    ("post", "/annotations/{p}/import/", _MANAGERS),
     (
         "post",
         "/annotations/{p}/next/",
@@ -78,11 +80,11 @@ VIEWS: list[tuple[str, str, dict[str, int]]] = [
     ("get", "/annotations/{p}/export.jsonl", _LEADS),
     ("get", "/annotations/{p}/export.csv", _LEADS),
     ("get", "/annotations/{p}/label-studio/export.json", _LEADS),
-    ("get", "/annotations/{p}/label-studio/", _LEADS),
+    ("get", "/annotations/{p}/label-studio/", _MANAGERS),
     (
         "post",
         "/annotations/{p}/label-studio/",
-        {**_LEADS, "reviewer": 400, "admin": 400, "superuser": 400},
+        {**_MANAGERS, "admin": 400, "superuser": 400},
     ),
     ("get", "/annotations/label/{a}/", _OWNER),
     ("post", "/annotations/label/{a}/draft/", _OWNER),

@@ -396,3 +396,40 @@ def test_a_cited_fact_of_5000_digits_is_that_annotations_problem(
         "task 1 of the file, annotation 1 by Label Studio user 1: claim 1 cites "
         "'11111111111111111111', which is no fact of the item."
     ]
+
+
+def test_only_the_owner_or_an_admin_edits_picks_annotators_and_imports(
+    make_ls_project: Callable[..., LabelingProject],
+    lead: Any,
+    annotators: list[Any],
+    make_user: Callable[..., Any],
+) -> None:
+    """Issue 44 item 9: another reviewer could add annotators to a project and import
+    labels as them; now that is the owner's (or an admin's), and who imported is kept."""
+    project = make_ls_project(overlap=3)
+    tasks = _tasks(lead, project)
+    _annotate(tasks, {"completed_by": 1}, "ann")
+    body = json.dumps(tasks, ensure_ascii=False).encode()
+    other = client_for(make_user("reviewer", "rita"))
+    olga = make_user("annotator", "olga")
+    settings = {"name": "mine now", "overlap": 3, "annotators": [olga.pk]}
+    for path, data in [
+        ("settings/", settings),
+        ("import/", {"raw": '{"id": "x"}'}),
+        ("label-studio/", {"file": SimpleUploadedFile("e.json", body), "annotators": "1 = ann"}),
+    ]:
+        assert other.get(f"/annotations/{project.pk}/{path}").status_code == 403, path
+        assert other.post(f"/annotations/{project.pk}/{path}", data).status_code == 403, path
+    project.refresh_from_db()
+    assert project.name == "Film facts" and not project.annotators.filter(pk=olga.pk).exists()
+    assert not Assignment.objects.filter(item__project=project).exists()
+
+    admin = make_user("admin", "ada")
+    response = client_for(admin).post(
+        f"/annotations/{project.pk}/label-studio/",
+        {"file": SimpleUploadedFile("e.json", body), "annotators": "1 = ann"},
+    )
+    assert response.context["report"].imported == 5
+    imported = Assignment.objects.filter(item__project=project)
+    assert {a.imported_by for a in imported} == {admin}
+    assert client_for(lead).get(f"/annotations/{project.pk}/settings/").status_code == 200

@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from grounding_app.annotations import jobs, label_studio
-from grounding_app.annotations.models import ImportJob, LabelingProject
+from grounding_app.annotations.models import Assignment, ImportJob, LabelingProject
 from tests.annotations.conftest import client_for
 from tests.annotations.test_label_studio import _annotate, _stored, _tasks
 
@@ -58,6 +58,8 @@ def test_a_large_export_is_stored_read_by_the_task_and_reported(
     assert len(job.problems) == 4 and "map Label Studio user 77" in job.problems[0]
     assert bytes(job.data) == b"" and job.finished_at is not None
     assert {who for who, _, _ in _stored(project)} == {"ann"}
+    # Issue 44 item 9: the labels name who imported them.
+    assert {a.imported_by for a in Assignment.objects.filter(item__project=project)} == {lead}
 
     partial = client.get(job.get_absolute_url(), headers={"HX-Request": "true"})
     html = partial.content.decode()
