@@ -177,13 +177,16 @@ def test_delivery(rule: AlertRule) -> AlertDelivery:
     return delivery
 
 
+def _lapsed(now: datetime) -> Q:
+    """Deliveries claimed for longer than an attempt can take: their sender died."""
+    lapsed = now - timedelta(seconds=2 * settings.MONITORING_WEBHOOK_TIMEOUT + 5)
+    return Q(state=AlertDelivery.State.SENDING, claimed_at__lt=lapsed)
+
+
 def _claim(delivery_id: int, now: datetime) -> AlertDelivery | None:
     """The delivery, marked as being sent by this caller, or None when it is delivered,
     given up, or being sent by another (a claim older than its timeout has lapsed)."""
-    lapsed = now - timedelta(seconds=2 * settings.MONITORING_WEBHOOK_TIMEOUT + 5)
-    claimable = Q(state=AlertDelivery.State.PENDING) | Q(
-        state=AlertDelivery.State.SENDING, claimed_at__lt=lapsed
-    )
+    claimable = Q(state=AlertDelivery.State.PENDING) | _lapsed(now)
     taken = AlertDelivery.objects.filter(claimable, pk=delivery_id).update(
         state=AlertDelivery.State.SENDING, claimed_at=now
     )
@@ -243,8 +246,10 @@ def stranded(grace: float) -> list[int]:
     """Waiting deliveries whose next attempt is over `grace` seconds late (the message
     that carried it went with a dead worker, or the broker was down when it was sent),
     and new ones never tried: the evaluator sends them again. Sending one twice is
-    harmless: `attempt` claims it, and a delivered one is never posted again."""
-    late = timezone.now() - timedelta(seconds=grace)
+    harmless: `attempt` claims it, and a delivered one is never posted again. One whose
+    sender died mid-post (its claim lapsed) is sent again too, else it stays `sending`."""
+    now = timezone.now()
+    late = now - timedelta(seconds=grace)
     due = Q(next_attempt_at__lt=late) | Q(next_attempt_at__isnull=True, created_at__lt=late)
-    waiting = AlertDelivery.objects.filter(due, state=AlertDelivery.State.PENDING)
+    waiting = AlertDelivery.objects.filter(Q(due, state=AlertDelivery.State.PENDING) | _lapsed(now))
     return list(waiting.values_list("pk", flat=True)[:1000])

@@ -1,6 +1,7 @@
 """A real webhook receiver on 127.0.0.1 for the alert tests: a threaded http.server that
 records every POST, checks its HMAC against the rule's secret, and can answer 503 or a
-redirect instead of 200 (or be started late, refusing connections until then)."""
+redirect instead of 200 (or be started late, refusing connections until then), or
+trickle its headers a byte at a time."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import hmac
 import json
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -31,6 +33,7 @@ class Received:
 class Receiver:
     secret: str = ""
     answer: int = 200  # what POSTs get: 200, 503 or 302
+    trickle: float = 0.0  # > 0: a header byte every this many seconds, for up to 30 s
     port: int = 0
     received: list[Received] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
@@ -62,11 +65,25 @@ class Receiver:
                     receiver.received.append(
                         Received(self.path, dict(self.headers), body, status, signed)
                     )
+                if receiver.trickle:
+                    self._trickle()
+                    return
                 self.send_response(status)
                 if status == 302:
                     self.send_header("Location", "/elsewhere")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
+
+            def _trickle(self) -> None:
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                stop = time.monotonic() + 30
+                try:
+                    while time.monotonic() < stop:
+                        self.wfile.write(b"a")
+                        self.wfile.flush()
+                        time.sleep(receiver.trickle)
+                except OSError:
+                    pass  # the client gave up
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

@@ -206,3 +206,17 @@ def test_stranded_deliveries_are_found_for_sending_again() -> None:
     AlertDelivery.objects.filter(pk=late.pk).update(next_attempt_at=an_hour_ago, attempts=1)
     AlertDelivery.objects.filter(pk=done.pk).update(created_at=an_hour_ago, state="delivered")
     assert sorted(alerts.stranded(60)) == sorted([lost.pk, late.pk])
+
+
+def test_a_delivery_whose_sender_died_mid_post_is_sent_again() -> None:
+    """Issue 44 item 7: a worker killed while posting left its delivery `sending`, with
+    0 attempts, for good; once the claim has lapsed it is found and sent again."""
+    rule = _rule(None, "http://127.0.0.1:9/")
+    dying, busy = alerts.test_delivery(rule), alerts.test_delivery(rule)
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    AlertDelivery.objects.filter(pk=dying.pk).update(state="sending", claimed_at=an_hour_ago)
+    AlertDelivery.objects.filter(pk=busy.pk).update(state="sending", claimed_at=timezone.now())
+    assert alerts.stranded(60) == [dying.pk]
+    assert alerts.attempt(dying.pk) is not None  # refused at port 9: counted, retried later
+    again = AlertDelivery.objects.get(pk=dying.pk)
+    assert (again.state, again.attempts) == ("pending", 1)

@@ -6,6 +6,7 @@ and a delivery resolves the host, checks every address and connects to the check
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -134,3 +135,19 @@ def test_each_checked_address_is_tried_in_turn(
     assert _send(f"http://hooks.example:{receiver.port}/hook").state == (
         AlertDelivery.State.DELIVERED
     )
+
+
+def test_one_deadline_bounds_an_attempt_against_a_receiver_that_trickles(
+    settings: Any, receiver: Receiver
+) -> None:
+    """Issue 44 item 7: a byte of headers every 0.2 s kept each read under the timeout,
+    so "Send a test" took the worker down (500 after 61 s) with the delivery left
+    `sending`, 0 attempts. Now the attempt ends at the deadline and is counted."""
+    settings.MONITORING_WEBHOOK_ALLOW = ["127.0.0.1"]
+    settings.MONITORING_WEBHOOK_TIMEOUT = 1
+    receiver.trickle = 0.2
+    started = time.monotonic()
+    delivery = _send(receiver.url)
+    assert time.monotonic() - started < 3
+    assert (delivery.state, delivery.attempts) == ("pending", 1)
+    assert delivery.last_error.startswith("TimeoutError") and delivery.next_attempt_at
