@@ -319,6 +319,22 @@ def _threshold(path: str, value: object) -> float:
     return threshold
 
 
+def check_limits(request: CheckRequest) -> None:
+    """The API's limits on a request built elsewhere (an imported answer our engine is
+    asked to check): FormatError for the first one it is past, as the API would say, so
+    no page checks what the API would refuse (a 216 KB answer held a worker past its
+    timeout)."""
+    _answer("answerCandidate", request.answer)
+    if len(request.facts) > MAX_FACTS:
+        _fail("facts", f"at most {MAX_FACTS} facts are allowed, got {len(request.facts)}.")
+    for index, fact in enumerate(request.facts):
+        if len(fact.text) > MAX_FACT_CHARS:
+            _fail(
+                f"facts[{index}].factText",
+                f"a fact may be at most {MAX_FACT_CHARS} characters long, got {len(fact.text)}.",
+            )
+
+
 def parse_check_request(data: object) -> CheckRequest:
     """Turn a decoded CheckGroundingRequest JSON body into the engine's request."""
     fields = _fields("", data, _REQUEST_FIELDS)

@@ -27,6 +27,7 @@ from grounding_app.engine import (
     ClaimToExplain,
     Fact,
 )
+from grounding_app.formats.check_grounding import check_limits
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.formats.grounded import GroundedAnswer
 from grounding_app.formats.imports import detect_and_parse
@@ -250,10 +251,12 @@ def engine_request(review: Review) -> CheckRequest | None:
 
 def engine_check(user: Any, review: Review) -> Review:
     """Our engine's verdicts on an imported answer, saved as a new review of it that keeps
-    the facts it was checked on (so it can be re-checked later)."""
+    the facts it was checked on (so it can be re-checked later). FormatError when the
+    check API would refuse the request (its limits bound the engine's work)."""
     request = engine_request(review)
     if request is None:
         raise ValueError("this review has no answer and sources our engine can check")
+    check_limits(request)
     return check_and_save(
         user,
         request,

@@ -22,6 +22,7 @@ from django_htmx.http import push_url, reswap, retarget
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
 from grounding_app.downloads import download
+from grounding_app.formats.check_grounding import FormatError
 from grounding_app.formats.imports import ImportFormatError
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.rendering.answer import ClaimView, RenderedCandidate
@@ -295,7 +296,15 @@ def review_engine_check(request: HtmxHttpRequest, public_id: str) -> HttpRespons
     review = get_object_or_404(Review, public_id=public_id)
     if services.engine_request(review) is None:
         raise Http404("this review has no answer and sources our engine can check")
-    new = services.engine_check(request.user, review)
+    try:
+        new = services.engine_check(request.user, review)
+    except FormatError as exc:
+        messages.error(
+            request,
+            f"Our engine did not check this answer: {exc.message} These are the check"
+            " API's limits; check a shorter part of the answer, or fewer sources, instead.",
+        )
+        return redirect(review)
     messages.success(
         request, "Checked with our engine against the sources' text; this is the new review."
     )
