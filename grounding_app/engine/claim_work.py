@@ -80,8 +80,5 @@ def _context(works: Sequence[ClaimWork], index: int) -> _Context:
     kind = reference(works[index].text)
     before = [j for j in range(index) if works[j].required][-CONTEXT_SENTENCES:] if kind else []
     claims = sorted({*before, *([lead] if lead is not None else [])})
-    text = " ".join(
-        _readable(strip_list_marker(works[j].sentence.text)) if j == lead else works[j].text
-        for j in claims
-    )
+    text = " ".join(works[j].text for j in claims)
     return _Context(text.strip(), tuple(claims), kind == PRONOUN)
