@@ -8,6 +8,7 @@ claim found on one side only (the answer changed) is listed with the other side 
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -24,7 +25,17 @@ from grounding_app.formats.csv_cells import csv_line
 SHOWN = 200  # changed answers listed on the page; the exports carry all
 CHUNK = 500  # matched answers whose lines are read at once
 
-_FIELDS = ("number", "external_id", "summary", "support_score", "result")
+_FIELDS = (
+    "number",
+    "external_id",
+    "summary",
+    "support_score",
+    "claim_count",
+    "unsupported_count",
+    "result",
+)
+# How bad an answer's verdict is: a move to a higher rank is a regression.
+_RANK = {"supported": 0, "partial": 1, "unsupported": 2}
 
 
 @dataclass(frozen=True)
@@ -49,7 +60,96 @@ class AnswerPair:
 
     @property
     def changed(self) -> bool:
-        return self.before.summary != self.after.summary or any(c.changed for c in self.claims)
+        return self.verdict_changed or any(c.changed for c in self.claims)
+
+    @property
+    def verdict_changed(self) -> bool:
+        return self.before.summary != self.after.summary
+
+    @property
+    def regression(self) -> tuple[int, float, int]:
+        """How much worse the answer got, compared largest first: the verdict's move
+        (partial to unsupported is 1, supported to unsupported 2), the support score's
+        fall, then the claims that became unsupported."""
+        ranks = _RANK.get(self.after.summary, 1) - _RANK.get(self.before.summary, 1)
+        fall = (self.before.support_score or 0.0) - (self.after.support_score or 0.0)
+        worse = sum(1 for c in self.claims if c.after_verdict == "unsupported" != c.before_verdict)
+        return ranks, round(fall, 6), worse
+
+
+@dataclass
+class Figures:
+    """One run's figures over the matched answers, as the trends page counts them."""
+
+    answers: int = 0
+    claims: int = 0
+    unsupported: int = 0
+    scored: int = 0
+    score_sum: float = 0.0
+
+    def add(self, line: BatchLine) -> None:
+        self.answers += 1
+        self.claims += line.claim_count
+        self.unsupported += line.unsupported_count
+        if line.support_score is not None:
+            self.scored += 1
+            self.score_sum += line.support_score
+
+    @property
+    def rate(self) -> float | None:
+        """Unsupported claims over checked claims."""
+        return self.unsupported / self.claims if self.claims else None
+
+    @property
+    def mean_score(self) -> float | None:
+        return self.score_sum / self.scored if self.scored else None
+
+
+@dataclass(frozen=True)
+class Move:
+    """One headline figure: its value after, and how it moved from before, in words."""
+
+    name: str
+    key: str
+    after: str
+    move: str
+
+
+def _move(
+    name: str,
+    key: str,
+    before: float | None,
+    after: float | None,
+    *,
+    percent: bool,
+    up_is_good: bool,
+) -> Move:
+    def shown(value: float) -> str:
+        return f"{value:.1%}" if percent else f"{value:.2f}"
+
+    if after is None:
+        return Move(
+            name,
+            key,
+            "—",
+            "nothing to measure after"
+            if before is None
+            else f"{shown(before)} before; nothing to measure after",
+        )
+    if before is None:
+        return Move(name, key, shown(after), "nothing to measure before")
+    delta = after - before
+    size = f"{abs(delta) * 100:.1f} points" if percent else f"{abs(delta):.2f}"
+    if round(abs(delta) * (1000 if percent else 100)) == 0:
+        return Move(name, key, shown(after), f"unchanged from {shown(before)}")
+    better = (delta > 0) == up_is_good
+    way = "up" if delta > 0 else "down"
+    return Move(
+        name,
+        key,
+        shown(after),
+        f"{way} {size} from {shown(before)}: {'better' if better else 'worse'}",
+    )
 
 
 @dataclass
@@ -62,8 +162,32 @@ class Comparison:
     no_id: int = 0
     answers: Counter[tuple[str, str]] = field(default_factory=Counter)  # summary before, after
     claims: Counter[tuple[str, str]] = field(default_factory=Counter)  # verdict before, after
-    changed: list[AnswerPair] = field(default_factory=list)  # the first SHOWN
-    changed_total: int = 0
+    changed: list[AnswerPair] = field(default_factory=list)  # SHOWN, largest regression first
+    changed_total: int = 0  # answers whose verdict or a claim's verdict changed
+    verdicts_changed: int = 0  # answers whose verdict changed: the moves listed, summed
+    figures_before: Figures = field(default_factory=Figures)
+    figures_after: Figures = field(default_factory=Figures)
+
+    @property
+    def claims_only(self) -> int:
+        """Answers that kept their verdict while a claim's verdict changed."""
+        return self.changed_total - self.verdicts_changed
+
+    @property
+    def headline(self) -> tuple[Move, Move]:
+        """How the unsupported-claim rate and the mean support score moved."""
+        b, a = self.figures_before, self.figures_after
+        return (
+            _move("Unsupported-claim rate", "rate", b.rate, a.rate, percent=True, up_is_good=False),
+            _move(
+                "Mean support score",
+                "score",
+                b.mean_score,
+                a.mean_score,
+                percent=False,
+                up_is_good=True,
+            ),
+        )
 
     @property
     def answer_moves(self) -> list[tuple[str, str, int]]:
@@ -154,16 +278,26 @@ def pairs(before: BatchJob, after: BatchJob) -> Iterator[AnswerPair]:
 
 
 def compare(before: BatchJob, after: BatchJob) -> Comparison:
+    """Counts over every matched answer; the SHOWN changed answers that regressed most
+    are kept in a heap (ties in the order of the job before), so memory stays bounded."""
     (ids_old, no_id_old), (ids_new, no_id_new) = _ids(before), _ids(after)
     out = Comparison(before, after, no_id=no_id_old + no_id_new)
+    worst: list[tuple[tuple[int, float, int], int, AnswerPair]] = []
     for pair in pairs(before, after):
         out.matched += 1
+        out.figures_before.add(pair.before)
+        out.figures_after.add(pair.after)
         out.answers[(pair.before.summary, pair.after.summary)] += 1
-        out.claims.update((c.before_verdict or "—", c.after_verdict or "—") for c in pair.claims)
+        out.claims.update((c.before_verdict, c.after_verdict) for c in pair.claims)
+        out.verdicts_changed += pair.verdict_changed
         if pair.changed:
             out.changed_total += 1
-            if len(out.changed) < SHOWN:
-                out.changed.append(pair)
+            entry = (pair.regression, -out.matched, pair)
+            if len(worst) < SHOWN:
+                heapq.heappush(worst, entry)
+            elif entry[:2] > worst[0][:2]:
+                heapq.heapreplace(worst, entry)
+    out.changed = [pair for *_, pair in sorted(worst, key=lambda e: e[:2], reverse=True)]
     out.only_before, out.only_after = ids_old - out.matched, ids_new - out.matched
     return out
 

@@ -56,10 +56,10 @@ def _runs() -> tuple[BatchJob, BatchJob]:
 def test_answers_match_by_id_and_claims_by_text() -> None:
     result = compare.compare(*_runs())
     assert (result.matched, result.only_before, result.only_after, result.no_id) == (3, 1, 1, 1)
-    assert result.changed_total == 2 and [p.id for p in result.changed] == ["q1", "q3"]
+    assert result.changed_total == 2 and [p.id for p in result.changed] == ["q3", "q1"]
     assert result.answer_moves == [("partial", "supported", 1), ("supported", "unsupported", 1)]
     assert result.claim_moves == [("supported", "unsupported", 1), ("unsupported", "supported", 1)]
-    q1 = result.changed[0].claims
+    q1 = result.changed[1].claims
     assert [(c.text, c.before_score, c.after_score, c.changed) for c in q1] == [
         ("Paris is in France.", 0.9, 0.95, False),
         ("It has 90 million people.", 0.2, 0.7, True),
@@ -146,3 +146,87 @@ def test_two_days_of_a_source_are_its_two_rolling_jobs(
     )
     missing = client.get("/monitoring/compare/", {**days, "day_after": "2026-12-02"})
     assert missing.status_code == 200 and "no job on one of those days" in missing.content.decode()
+
+
+def _regressions() -> tuple[BatchJob, BatchJob]:
+    """q1 improves, q2 stays partial with a claim turned, q3 falls a little, q4 a lot."""
+    before, after = data.job("monday"), data.job("tuesday")
+    rows = [
+        (
+            "q1",
+            ("unsupported", 0.2, [("A.", "unsupported", 0.2)]),
+            ("supported", 0.9, [("A.", "supported", 0.9)]),
+        ),
+        (
+            "q2",
+            ("partial", 0.6, [("B.", "supported", 0.9), ("C.", "unsupported", 0.1)]),
+            ("partial", 0.55, [("B.", "unsupported", 0.2), ("C.", "supported", 0.8)]),
+        ),
+        (
+            "q3",
+            ("supported", 0.9, [("D.", "supported", 0.9), ("E.", "supported", 0.9)]),
+            ("partial", 0.7, [("D.", "supported", 0.9), ("F.", "unsupported", 0.3)]),
+        ),
+        (
+            "q4",
+            ("supported", 0.95, [("G.", "supported", 0.95)]),
+            ("unsupported", 0.1, [("G.", "unsupported", 0.1)]),
+        ),
+    ]
+    for number, (qid, (s0, v0, c0), (s1, v1, c1)) in enumerate(rows, start=1):
+        u0 = sum(v == "unsupported" for _, v, _ in c0)
+        u1 = sum(v == "unsupported" for _, v, _ in c1)
+        data.line(
+            before,
+            number,
+            WHEN,
+            external_id=qid,
+            summary=s0,
+            score=v0,
+            claims=len(c0),
+            unsupported=u0,
+            claim_list=c0,
+        )
+        data.line(
+            after,
+            number,
+            WHEN,
+            external_id=qid,
+            summary=s1,
+            score=v1,
+            claims=len(c1),
+            unsupported=u1,
+            claim_list=c1,
+        )
+    return before, after
+
+
+def test_the_headline_counts_what_its_breakdown_lists() -> None:
+    result = compare.compare(*_regressions())
+    assert result.verdicts_changed == sum(n for *_, n in result.answer_moves) == 3
+    assert result.changed_total == 4 and result.claims_only == 1  # q2: partial to partial
+
+
+def test_changed_answers_come_largest_regression_first() -> None:
+    result = compare.compare(*_regressions())
+    assert [p.id for p in result.changed] == ["q4", "q3", "q2", "q1"]
+
+
+def test_the_page_heads_with_how_the_rate_and_score_moved(
+    client: Client, make_user: Callable[..., Any]
+) -> None:
+    before, after = _regressions()
+    rate, score = compare.compare(before, after).headline
+    # Claims before: 6, 2 unsupported (33.3 %); after: 6, 3 unsupported (50.0 %).
+    assert (rate.after, rate.move) == ("50.0%", "up 16.7 points from 33.3%: worse")
+    assert score.after == "0.56" and score.move == "down 0.10 from 0.66: worse"
+    client.force_login(make_user("reviewer"))
+    query = {"before": str(before.public_id), "after": str(after.public_id)}
+    html = client.get("/monitoring/compare/", query).content.decode()
+    assert html.index("How the runs moved") < html.index('id="counts-title"')
+    assert "up 16.7 points from 33.3%: worse" in html
+    assert 'data-stat="changed">3<' in html and "1 more kept their verdict" in html
+    # A claim on one side only is said in words, not as a dash.
+    assert '<span class="verdict verdict-supported">supported</span> → not in the run after' in html
+    assert 'not in the run before → <span class="verdict verdict-unsupported">' in html
+    assert "→ —" not in html
