@@ -45,10 +45,16 @@ class Interval:
 class Figures:
     week: date | None  # None: every week together
     labels: int
-    balanced_accuracy: float
+    balanced_accuracy: float | None  # None: not measurable (see `only`)
     balanced_accuracy_ci: Interval | None
     roc_auc: float | None
     roc_auc_ci: Interval | None
+    only: str = ""  # the one class every label is in, when they are all in one
+
+    @property
+    def not_measurable(self) -> str:
+        """Why neither figure has a value, in words; empty when they have one."""
+        return f"not measurable: all labels are {self.only}" if self.only else ""
 
 
 def _label(claim: ItemClaim) -> tuple[str, datetime] | None:
@@ -132,7 +138,11 @@ def figures(rows: Sequence[Labelled], week: date | None = None) -> Figures:
     """Balanced accuracy and ROC AUC of `rows`, each with a bootstrap 95 % interval
     (resamples holding one class only are left out of the intervals)."""
     if not rows:
-        return Figures(week, 0, 0.0, None, None, None)
+        return Figures(week, 0, None, None, None, None)
+    classes = {r.label for r in rows}
+    if len(classes) == 1:  # balanced accuracy averages both classes' recall: one is 0/0
+        only = SUPPORTED if classes == {1} else "unsupported or partial"
+        return Figures(week, len(rows), None, None, None, None, only=only)
     ba, auc = _bootstrap(rows)
     return Figures(
         week=week,

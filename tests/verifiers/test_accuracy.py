@@ -204,3 +204,43 @@ def test_the_intervals_count_tied_scores_as_half_pairs() -> None:
         found.roc_auc_ci.low,
         found.roc_auc_ci.high,
     ) == pytest.approx(_bootstrap([(int(y), p, s) for y, p, s in rows]), abs=1e-12)
+
+
+def test_the_card_shows_each_figure_with_its_95_percent_interval(
+    labelled: str, admin: Any, client: Client
+) -> None:
+    client.force_login(admin)
+    html = client.get("/verifiers/").content.decode()
+    total = accuracy.by_week(accuracy.team_labels(labelled))[-1]
+    assert total.balanced_accuracy_ci is not None and total.roc_auc_ci is not None
+    row = html[html.index('data-week="all"') :]
+    row = row[: row.index("</tr>")]
+    low, high = total.balanced_accuracy_ci.low, total.balanced_accuracy_ci.high
+    shown = f"[{floatformat(low, 3)}, {floatformat(high, 3)}]"
+    assert f'0.625<span class="interval" data-interval> {shown}' in row
+    low, high = total.roc_auc_ci.low, total.roc_auc_ci.high
+    assert f" [{floatformat(low, 3)}, {floatformat(high, 3)}]</span>" in row
+    assert 'Balanced accuracy <span class="muted">(95 % interval)</span>' in html
+    assert "percentile bootstrap" in html
+
+
+def test_labels_of_one_class_are_not_measurable_in_words(
+    admin: Any, client: Client, make_user: Callable[..., Any]
+) -> None:
+    client.force_login(admin)
+    verifier = active_verifier.active().verifier_id
+    project = create_project(None, name="production labels")
+    people = [make_user("annotator", "ann-1")]
+    for row in (CLAIMS[0], CLAIMS[4]):  # two claims, both labelled supported
+        _label(project, people, verifier, row)
+    weeks = accuracy.by_week(accuracy.team_labels(verifier))
+    assert [(f.balanced_accuracy, f.roc_auc, f.only) for f in weeks] == [
+        (None, None, "supported"),
+        (None, None, "supported"),
+        (None, None, "supported"),
+    ]
+    html = client.get("/verifiers/").content.decode()
+    assert "not measurable: all labels are supported" in html
+    assert 'data-figure="ba">0.000' not in html
+    only_no = accuracy.figures([accuracy.Labelled(0, False, 0.2, WEEK_A)], WEEK_A)
+    assert only_no.not_measurable == "not measurable: all labels are unsupported or partial"
