@@ -1,14 +1,15 @@
 """What is kept to save time changes no score: responses with every reuse off (each
 pair read, each passage encoded, each fact read anew: the engine before issue 31's
-part 6) equal responses with it on, cold and warm, on the benchmark's requests and
-dev_realistic examples."""
+part 6) equal responses with it on, cold and warm, on requests built as the benchmark
+builds them and on dev_realistic examples, all from `tests/data/grounding_sample.jsonl`
+(a clone without the team's `../shared/` runs them)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from itertools import islice
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,14 +28,14 @@ from grounding_app.engine.encoders import EncodingCache, MemoEncoder, MiniLMEnco
 from grounding_app.engine.onnx_models import OnnxBert
 from grounding_app.formats.grounding_jsonl import read_examples
 from grounding_lab.bench_requests import (
-    DEFAULT_DATA,
     benchmark_texts,
     everyday_request,
     film_request,
     largest_request,
 )
 
-DEV_REALISTIC = DEFAULT_DATA.with_name("dev_realistic.jsonl")
+# Eight dev_realistic examples (every 97th), then ten long FRANK articles of dev.jsonl.
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "grounding_sample.jsonl"
 
 
 class _Forgets(dict):
@@ -55,9 +56,9 @@ def engine() -> GroundingEngine:
     return GroundingEngine.default()
 
 
-def _dev_requests(n: int) -> list[CheckRequest]:
-    """Every 97th dev_realistic example, for several sources and lengths."""
-    examples = islice(read_examples(DEV_REALISTIC), 0, 97 * n, 97)
+def _dev_requests() -> list[CheckRequest]:
+    """The sample's dev_realistic examples, of several sources and lengths."""
+    examples = [e for e in read_examples(SAMPLE) if e.source != "frank"]
     return [CheckRequest(answer=e.claim, facts=e.facts) for e in examples]
 
 
@@ -91,8 +92,8 @@ def _with_reuse(engine: GroundingEngine, request: CheckRequest) -> Iterator[Chec
 def test_bench_and_dev_responses_are_those_without_reuse(
     engine: GroundingEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    texts = benchmark_texts(DEFAULT_DATA)
-    requests = [film_request(), everyday_request(texts), *_dev_requests(8)]
+    texts = benchmark_texts(SAMPLE)
+    requests = [film_request(), everyday_request(texts), *_dev_requests()]
     for request in (replace(r, enable_claim_level_score=True) for r in requests):
         plain = _without_reuse(engine, request, monkeypatch)
         assert any(c.score is not None for c in plain.claims)
@@ -104,7 +105,7 @@ def test_bench_and_dev_responses_are_those_without_reuse(
 def test_the_largest_response_is_the_one_without_reuse(
     engine: GroundingEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    request = replace(largest_request(benchmark_texts(DEFAULT_DATA)), enable_claim_level_score=True)
+    request = replace(largest_request(benchmark_texts(SAMPLE)), enable_claim_level_score=True)
     plain = _without_reuse(engine, request, monkeypatch)
     for response in _with_reuse(engine, request):
         assert response == plain
@@ -160,7 +161,7 @@ def test_pairs_run_side_by_side_give_each_pair_its_own_logit(
     pair is still its own batch, so each logit is the one it gets run alone, and the one
     a session of ONNX Runtime's default threads gives it, bit for bit."""
     judge: Any = engine.judge
-    request = everyday_request(benchmark_texts(DEFAULT_DATA))
+    request = everyday_request(benchmark_texts(SAMPLE))
     claims = [s for s in request.answer.split(". ") if s][:6]
     evidence = [f.text[:900] for f in request.facts][: len(claims)]
     claims = claims[: len(evidence)]
@@ -189,7 +190,7 @@ def test_texts_encoded_side_by_side_are_those_encoded_one_by_one(
 ) -> None:
     """The int8 encoder, too, runs its texts (one a run) on every core at once."""
     encoder = MiniLMEncoder(int8=True)
-    texts = [f.text[:400] for f in everyday_request(benchmark_texts(DEFAULT_DATA)).facts]
+    texts = [f.text[:400] for f in everyday_request(benchmark_texts(SAMPLE)).facts]
     with monkeypatch.context() as patch:
         patch.setattr(onnx_models, "cores", lambda: 2)
         together = encoder.encode(texts)
