@@ -8,6 +8,7 @@ violation and shows that the rule catches it.
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 from pathlib import Path
@@ -202,11 +203,14 @@ def test_relative_links_name_a_file_and_heading(files: list[str]) -> None:
 
 
 def _referring(files: list[str]) -> list[str]:
+    """Files whose references must name something: not the team's texts copied unchanged
+    (docs/spec.md names files of the products it describes)."""
     return [
         path
         for path in files
         if (path.startswith(REFERENCE_ROOTS) or path in REFERENCE_FILES)
         and path.endswith((".py", ".md", ".toml", ".html", "Dockerfile"))
+        and path not in TEAM_COPIES
     ]
 
 
@@ -236,3 +240,231 @@ def test_images_live_in_one_folder(files: list[str]) -> None:
         "docs/b.png",
         "docs/x/c.svg",
     ]
+
+
+# The team's contract and design sketch, copied into docs/ so that a clone stands alone.
+SHARED = ROOT.parent / "shared"
+TEAM_COPIES = {"docs/spec.md": "SPEC.md", "docs/design.md": "DESIGN.md"}
+
+
+def copy_problems(path: str, original: str, text: str) -> list[str]:
+    """Why a copy of the team's text does not say where it comes from, first thing."""
+    note = text.split("\n\n", 1)[0]
+    if not note.startswith("> The team's") or f"`../shared/{original}`" not in note:
+        return [f"{path}: the first paragraph must be a '> The team's ...' note naming ../shared"]
+    return []
+
+
+def test_the_contract_lives_in_the_repository() -> None:
+    for path, original in TEAM_COPIES.items():
+        assert copy_problems(path, original, _read(path)) == []
+    assert copy_problems("x.md", "SPEC.md", "# What the product must do\n") != []
+    readme = _read("README.md").split("\n\n")[1]  # the first paragraph
+    assert "](docs/spec.md)" in readme and "../shared" not in readme
+
+
+@pytest.mark.skipif(
+    not SHARED.is_dir(), reason="../shared (the team's checkout) is not beside the repository"
+)
+def test_the_copies_are_the_team_s_text_unchanged() -> None:
+    for path, original in TEAM_COPIES.items():
+        copied = _read(path).split("\n\n", 1)[1]
+        assert copied == (SHARED / original).read_text(encoding="utf-8"), f"copy it to {path}"
+
+
+# Settings: every name read from the environment is in docs/settings.md, and every name
+# there is read somewhere. Reads are found in the app's Python (os.environ, os.getenv and
+# settings.py's env_* helpers, with a literal name) and in scripts/ (`${NAME:-default}`).
+ENV_HELPERS = {"env_bool", "env_int", "env_list"}
+ENV_PYTHON = ("grounding_app/", "gunicorn.conf.py", "manage.py")
+
+
+def _is_os_environ(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "environ"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "os"
+    )
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def python_env_reads(text: str) -> set[str]:
+    """Names a Python file reads from the environment (setdefault sets, it is no read)."""
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and node.args and _literal(node.args[0]):
+            function = node.func
+            if (
+                (isinstance(function, ast.Name) and function.id in ENV_HELPERS)
+                or (isinstance(function, ast.Attribute) and function.attr == "getenv")
+                or (
+                    isinstance(function, ast.Attribute)
+                    and function.attr == "get"
+                    and _is_os_environ(function.value)
+                )
+            ):
+                found.add(str(_literal(node.args[0])))
+        elif (
+            isinstance(node, ast.Subscript)
+            and _is_os_environ(node.value)
+            and isinstance(node.ctx, ast.Load)
+            and _literal(node.slice)
+        ):
+            found.add(str(_literal(node.slice)))
+    return found
+
+
+def shell_env_reads(text: str) -> set[str]:
+    return set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):?-", text))
+
+
+def env_reads(root: Path, files: list[str]) -> dict[str, list[str]]:
+    """Name -> the files that read it."""
+    reads: dict[str, list[str]] = {}
+    for path in files:
+        if path.endswith(".py") and path.startswith(ENV_PYTHON):
+            names = python_env_reads((root / path).read_text(encoding="utf-8"))
+        elif path.startswith("scripts/") and "." not in Path(path).name:
+            names = shell_env_reads((root / path).read_text(encoding="utf-8"))
+        else:
+            continue
+        for name in names:
+            reads.setdefault(name, []).append(path)
+    return reads
+
+
+def documented_settings(text: str) -> set[str]:
+    """The names in the first cell of docs/settings.md's table rows."""
+    names = set()
+    for line in text.splitlines():
+        if line.startswith("|") and line.count("|") > 2:
+            names |= set(re.findall(r"`([A-Z][A-Z0-9_]+)`", line.split("|")[1]))
+    return names
+
+
+def settings_drift(reads: dict[str, list[str]], documented: set[str]) -> list[str]:
+    undocumented = [f"{name}: read in {', '.join(reads[name])}" for name in sorted(reads)]
+    undocumented = [line for line in undocumented if line.split(":")[0] not in documented]
+    unread = [f"{name}: documented, read nowhere" for name in sorted(documented - set(reads))]
+    return undocumented + unread
+
+
+def test_every_setting_read_is_documented_and_every_documented_one_read(
+    files: list[str],
+) -> None:
+    reads = env_reads(ROOT, files)
+    assert {"SECRET_KEY", "ADMIN_PASSWORD", "GROUNDING_JUDGE", "BATCH_WORKERS"} <= set(reads)
+    documented = documented_settings(_read("docs/settings.md"))
+    assert settings_drift(reads, documented) == [], "document them in docs/settings.md"
+    renamed = _read("grounding_app/settings.py").replace('"API_RATE_WINDOW"', '"API_RATE_SECS"')
+    planted = {**reads, "API_RATE_SECS": ["grounding_app/settings.py"]}
+    del planted["API_RATE_WINDOW"]
+    assert "API_RATE_SECS" in python_env_reads(renamed)
+    assert settings_drift(planted, documented) == [
+        "API_RATE_SECS: read in grounding_app/settings.py",
+        "API_RATE_WINDOW: documented, read nowhere",
+    ]
+    found = python_env_reads(
+        "import os\nfrom os import environ\n"
+        "a = os.environ.get('A', '')\nb = os.environ['B']\nc = os.getenv('C')\n"
+        "d = env_int('D', 1)\nos.environ.setdefault('E', '1')\nos.environ['F'] = '1'\n"
+        "g = environ.get('HTTP_HOST')  # a WSGI environ, not the process's\n"
+    )
+    assert found == {"A", "B", "C", "D"}
+    assert shell_env_reads('x="${ADDRESS:-127.0.0.1:8000}" y="${SECRET_KEY:-}" $HOME') == {
+        "ADDRESS",
+        "SECRET_KEY",
+    }
+
+
+def settings_attributes(text: str) -> set[str]:
+    """`settings.NAME` attributes a module reads."""
+    return {
+        node.attr
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "settings"
+        and node.attr.isupper()
+    }
+
+
+def defined_settings(text: str) -> set[str]:
+    """The names settings.py assigns (some inside a `try`), and Django's own."""
+    from django.conf import global_settings
+
+    assigned = {
+        target.id
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    }
+    return assigned | {name for name in dir(global_settings) if name.isupper()}
+
+
+def test_every_setting_the_code_reads_is_defined(files: list[str]) -> None:
+    """A setting renamed in settings.py but not where it is read fails here, not in
+    production (tests that set it with the `settings` fixture would not notice)."""
+    defined = defined_settings(_read("grounding_app/settings.py"))
+    readers = [p for p in files if p.endswith(".py") and p.startswith(REFERENCE_ROOTS)]
+    missing = {
+        f"{path}: settings.{name}"
+        for path in readers
+        for name in settings_attributes(_read(path))
+        if name not in defined
+    }
+    assert missing == set()
+    renamed = _read("grounding_app/settings.py").replace("API_RATE_WINDOW =", "API_RATE_SECS =")
+    assert "API_RATE_WINDOW" in settings_attributes(_read("grounding_app/limits.py"))
+    assert "API_RATE_WINDOW" not in defined_settings(renamed)
+
+
+# Blocks generated from the code (tests/docs_blocks.py) and what languages.md points at.
+
+
+def test_the_generated_blocks_are_current() -> None:
+    from tests.docs_blocks import replace_block, stale
+
+    assert stale() == [], "run: .venv/bin/python -m tests.docs_blocks --write"
+    with pytest.raises(ValueError, match="no generated block"):
+        replace_block("# A page\n", "imports between packages", "x")
+
+
+def undescribed_checks(names: list[str], page: str) -> list[str]:
+    """Checks whose name docs/checks.md's prose never gives as `name`."""
+    prose = "\n".join(line for line in _fenced_out(page).splitlines() if not line.startswith("|"))
+    return [name for name in names if f"`{name}`" not in prose]
+
+
+def test_every_check_is_described_and_listed_per_language() -> None:
+    from grounding_app.engine.checks import all_checks
+
+    names = [check.name for check in all_checks()]
+    assert len(names) >= 9
+    assert undescribed_checks(names, _read("docs/checks.md")) == []
+    assert undescribed_checks(["role", "tense"], "A role check (`role`).\n") == ["tense"]
+
+
+def engine_mentions(text: str) -> list[str]:
+    """`x.py` or `dir/x.py` mentions (before a `:name`) that name no module of the engine,
+    the app or the repository, read from grounding_app/engine/ first (a module that moved
+    inside the engine leaves its old name behind)."""
+    missing = []
+    for mention in re.findall(r"`([\w/]+\.py)(?::\w+)?`", text):
+        relative = mention.removeprefix("grounding_app/").removeprefix("engine/")
+        if not any((ROOT / base / relative).is_file() for base in ENGINE_BASES):
+            missing.append(mention)
+    return missing
+
+
+ENGINE_BASES = ("grounding_app/engine", "grounding_app", ".")
+
+
+def test_the_languages_page_names_modules_that_exist() -> None:
+    assert engine_mentions(_read("docs/languages.md")) == []
+    assert engine_mentions("(`tokens.py`) (`lang/text.py`) (`reviews/folding.py`)") == ["tokens.py"]

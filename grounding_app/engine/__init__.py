@@ -1,8 +1,11 @@
 """The grounding engine: pure Python, no Django.
 
 `check(request)` splits the answer into claims, finds evidence in the facts and asks a
-judge how likely each claim is supported. The default engine is built once per process,
-lazily and thread-safely, on first use.
+judge how likely each claim is supported. The package keeps no engine: each call of
+`GroundingEngine.default(judge)` builds a new one and loads its models. The app keeps
+the engine it checks with in its checker (`grounding_app/active_verifier/checker.py`),
+which builds the active verifier's engine on first use and again when another verifier
+is chosen.
 
 Code outside the engine imports these names only, never a submodule
 (`tests/test_architecture.py`), so the modules behind them can move freely. Importing
