@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "grounding_app.monitoring",
     "grounding_app.counters",
     "grounding_app.active_verifier",
+    "grounding_app.calibration",
     "grounding_app.verifiers",
     "grounding_app.llm_judge",
     "django_htmx",

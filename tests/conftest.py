@@ -58,7 +58,7 @@ def check_with(monkeypatch: pytest.MonkeyPatch, respond: Callable[..., object]) 
     """Make every checker answer with `respond(request)`, naming no verifier."""
     from grounding_app.active_verifier.checker import Checked, Checker
 
-    def check(self: Checker, request: object) -> Checked:
+    def check(self: Checker, request: object, scope: object = None) -> Checked:
         return Checked(respond(request), None, ("en",), "verifier")
 
     monkeypatch.setattr(Checker, "check", check)

@@ -294,6 +294,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("common", "metrics"),
     ("rendering",),
     ("llm_judge",),
+    ("calibration",),
     ("retention", "counters", "htmx", "downloads", "celery", "active_verifier"),
     ("limits",),
     ("accounts", "api"),

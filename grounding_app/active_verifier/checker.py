@@ -29,6 +29,8 @@ from django.conf import settings
 from django.db import DatabaseError, connections
 
 from grounding_app.active_verifier.models import ActiveVerifier
+from grounding_app.calibration.models import Scope
+from grounding_app.calibration.services import scale_for
 from grounding_app.engine import (
     FEATURE_JUDGE,
     VERIFIER_DIR,
@@ -175,8 +177,13 @@ class Checker:
                 self._built = (setup, setup.build() if setup else None)
             return self._built[1]
 
-    def check(self, request: CheckRequest) -> Checked:
+    def check(self, request: CheckRequest, scope: tuple[Scope, str] | None = None) -> Checked:
+        """Checks with the active verifier's engine; in `scope` (a config, trace source or
+        batch label), on the scale calibrated for that scope and that verifier, if one is
+        applied (`calibration/`)."""
         engine = self.engine()
+        if scope is not None:
+            request = replace(request, scale=scale_for(*scope, engine.verifier_id))
         escalation = self.escalation()
         if escalation is None:  # the engine's plain call (stand-ins in tests take no more)
             return checked_by(engine, engine.check(request))

@@ -21,6 +21,7 @@ from grounding_app.api import errors
 from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
 from grounding_app.api.models import ApiKey
+from grounding_app.calibration.models import Scope
 from grounding_app.counters.models import SharedCounter
 from grounding_app.formats.check_grounding import (
     FormatError,
@@ -64,7 +65,7 @@ def check_grounding(request: HttpRequest, project: str, location: str, config: s
     except FormatError as exc:
         return error_response(400, str(exc), errors.INVALID_ARGUMENT)
     try:  # with the verifier chosen on the Verifier page, in every worker
-        checked = checker().check(check_request)
+        checked = checker().check(check_request, (Scope.CONFIG, config))
     except Exception:
         logger.exception("grounding check failed")
         return error_response(500, "Internal error while checking grounding.", errors.INTERNAL)

@@ -53,6 +53,7 @@ from grounding_app.engine.offsets import (
 )
 from grounding_app.engine.pipeline import GroundingEngine, is_bookkeeping, parse_judge
 from grounding_app.engine.retrieval import split_fact
+from grounding_app.engine.scales import Platt, Scale
 from grounding_app.engine.types import (
     CHECKED_BY,
     DEFAULT_CITATION_THRESHOLD,
@@ -143,7 +144,9 @@ __all__ = [
     "OffsetError",
     "Outcome",
     "Penalties",
+    "Platt",
     "Ruling",
+    "Scale",
     "WordMatchJudge",
     "best_passage",
     "build_model",

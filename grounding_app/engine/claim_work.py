@@ -59,6 +59,7 @@ class ClaimWork:
     context_used: bool = False  # whether the verdict came from a reading with the context
     checked_by: str | None = None
     outcome: Outcome | None = None  # the escalation's, where it took the claim
+    scale: str | None = None  # the name of the scale that mapped its score, if one did
 
     @property
     def required(self) -> bool:

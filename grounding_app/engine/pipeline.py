@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grounding_app.engine.aggregate import AGGREGATOR_WEIGHTS, Aggregator, logit
@@ -61,6 +61,7 @@ from grounding_app.engine.normalise import (
 from grounding_app.engine.response import respond
 from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.roles import proper_names
+from grounding_app.engine.scales import Scale
 from grounding_app.engine.types import (
     FEATURE_JUDGE,
     FEATURE_JUDGE_LANGUAGES,
@@ -190,6 +191,16 @@ def _escalate(
             work.checked_by = LLM_JUDGE
 
 
+def _rescale(scale: Scale, works: Sequence[ClaimWork]) -> None:
+    """Each claim's score on the scope's scale, where one is fitted for its judge; an
+    escalation then reads, and rules on, the scope's scale."""
+    for work in works:
+        score = scale.apply(work.verdict.score, work.checked_by)
+        if score is not None:
+            work.verdict = replace(work.verdict, score=score)
+            work.scale = scale.name
+
+
 def _ruled(verdict: _Verdict, ruling: Ruling) -> _Verdict:
     if not ruling.supported:
         return _Verdict(0.0, [], verdict.windows)
@@ -282,6 +293,8 @@ class GroundingEngine:
         index = PassageIndex(request.facts if checked else ())
         self._judge_in_context(request, index, read)
         self._match_claims(index, matched)
+        if request.scale is not None:
+            _rescale(request.scale, checked)
         if escalation is not None:
             _escalate(escalation, read + matched, matched)
         return respond(request, works, self.explain)

@@ -66,6 +66,7 @@ def _claim(
         no_check_reason=work.no_check_reason,
         llm_judge=_fell_back(work.outcome),
         context_claims=work.context.claims if work.context_used else (),
+        scale=work.scale if work.required else None,
     )
 
 

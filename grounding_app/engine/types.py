@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from grounding_app.engine.scales import Scale
+
 DEFAULT_CITATION_THRESHOLD = 0.6
 MAX_FACTS = 200
 MAX_FACT_CHARS = 10_000
@@ -109,6 +111,8 @@ class CheckRequest:
     facts: tuple[Fact, ...]
     citation_threshold: float = DEFAULT_CITATION_THRESHOLD
     enable_claim_level_score: bool = False
+    # The scope's own scale (`scales.py`), fitted from its labels; None: the engine's.
+    scale: Scale | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,8 @@ class Claim:
     # Of a checked claim whose verdict came from reading it with sentences before it (to
     # resolve "It ...", "The film ...", a list's lead-in): their indices among the claims.
     context_claims: tuple[int, ...] = ()
+    # Of a checked claim whose score the request's scale mapped: the scale's name.
+    scale: str | None = None
 
 
 @dataclass(frozen=True)

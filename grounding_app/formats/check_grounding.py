@@ -396,9 +396,11 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
     ("fell back: timeout"; `checkedBy` is `LLM_JUDGE` where it decided), a claim's
     `contextClaimIndices` where its verdict came from reading it with earlier claims
     (indices into `claims`: the sentences that resolved "It ..." or "The film ...", or a
-    list's lead-in), and each unsupported claim's `unsupportedSpans` (`[{startPos,
+    list's lead-in), each unsupported claim's `unsupportedSpans` (`[{startPos,
     endPos}]`, UTF-8 byte offsets of the words its best evidence does not back, as the
-    engine found them).
+    engine found them), and a claim's `calibration` where its score is on its scope's own
+    scale ("groundingConfigs/NAME/calibrations/ID": the calibration fitted from that
+    scope's labels, docs/calibration.md).
     """
     out: dict[str, Any] = {}
     if resp.support_score is not None:
@@ -431,6 +433,8 @@ def response_to_json(resp: CheckResponse) -> dict[str, Any]:
                 item["llmJudge"] = claim.llm_judge
             if claim.context_claims:
                 item["contextClaimIndices"] = list(claim.context_claims)
+            if claim.scale is not None:
+                item["calibration"] = claim.scale
             if claim.unsupported:
                 item["unsupportedSpans"] = [
                     {"startPos": start, "endPos": end} for start, end in claim.unsupported

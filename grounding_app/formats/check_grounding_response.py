@@ -17,7 +17,8 @@ claim); `source` may be a JSON integer as well as the string the API sends; the
 newer `FactChunk` fields `uri`, `title` and `domain` win over the same keys in
 `sourceMetadata`; unknown fields are ignored; our own `language`, `checkedBy` (what
 judged a claim), `noCheckReason` (why a piece is not checked) and
-`contextClaimIndices` (the earlier claims a claim was read with) are read back, and a
+`contextClaimIndices` (the earlier claims a claim was read with) and `calibration` (the
+scope's scale its score is on) are read back, and a
 value of `checkedBy` or `noCheckReason` we never write, or a context that is not an
 earlier claim, is a problem. So are `unsupportedSpans` (the words the check found its
 best evidence lacks), kept exactly as the check returned them; a span outside its claim
@@ -64,6 +65,7 @@ class _Claim:
     no_check_reason: str | None
     context: tuple[tuple[str, int], ...] = ()
     unsupported: tuple[tuple[str, int, int], ...] = ()  # (path, start, end) as on the wire
+    scale: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,7 @@ def _claim(path: str, value: object) -> _Claim:
         checked_by=_one_of(data, path, "checkedBy", CHECKED_BY),
         no_check_reason=_one_of(data, path, "noCheckReason", NO_CHECK_REASONS),
         context=r.indices(data, path, "contextClaimIndices"),
+        scale=r.opt_string(data, path, "calibration") or None,
         unsupported=r.each(data, path, "unsupportedSpans", _unsupported_span),
     )
 
@@ -205,6 +208,7 @@ def _engine_claim(
         no_check_reason=claim.no_check_reason,
         context_claims=context,
         unsupported=unsupported,
+        scale=claim.scale,
     )
 
 

@@ -208,8 +208,8 @@ def test_film_example_with_the_real_engine(client):
 
 
 def test_the_official_client_parses_our_extensions(client, monkeypatch):
-    """`unsupportedSpans`, `language`, `checkedBy` and `contextClaimIndices` are our
-    extensions on claims: the
+    """`unsupportedSpans`, `language`, `checkedBy`, `contextClaimIndices` and
+    `calibration` are our extensions on claims: the
     proto client must still parse the response (it ignores unknown fields), and the spans
     are UTF-8 byte offsets. The spans are the engine's, which formats only encodes."""
     answer = (
@@ -225,7 +225,17 @@ def test_the_official_client_parses_our_extensions(client, monkeypatch):
     def fake_check(request: CheckRequest) -> CheckResponse:
         return CheckResponse(
             claims=(
-                Claim(0, start - 1, answer[: second - 1], True, (0,), 0.97, "en", VERIFIER),
+                Claim(
+                    0,
+                    start - 1,
+                    answer[: second - 1],
+                    True,
+                    (0,),
+                    0.97,
+                    "en",
+                    VERIFIER,
+                    scale="groundingConfigs/films/calibrations/3",
+                ),
                 Claim(
                     start,
                     hebrew - 1,
@@ -270,6 +280,10 @@ def test_the_official_client_parses_our_extensions(client, monkeypatch):
     # "It starred ..." was read with the claim before it, which resolved "It".
     assert seen[0]["claims"][1]["contextClaimIndices"] == [0]
     assert "contextClaimIndices" not in seen[0]["claims"][0]
+    # The first claim's score is on the films config's own scale.
+    assert seen[0]["claims"][0]["calibration"] == "groundingConfigs/films/calibrations/3"
+    assert "calibration" not in seen[0]["claims"][1]
+    assert response.claims[0].score == pytest.approx(0.97)
     assert [(c["language"], c["checkedBy"]) for c in seen[0]["claims"]] == [
         ("en", "VERIFIER"),
         ("en", "VERIFIER"),
