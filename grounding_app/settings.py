@@ -289,8 +289,12 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
 
-# Grounding engine. The judge is loaded once per process, lazily, on first use.
+# Grounding engine. The active verifier's engine is loaded lazily, on first use, and
+# again when another verifier is chosen (grounding_app/active_verifier/checker.py).
 GROUNDING_PRELOAD = env_bool("GROUNDING_PRELOAD")
+# The judge: "verifier" (the active verifier, trained) or "features" (the zero-shot
+# feature judge; tests of serving that need no verdicts).
+GROUNDING_JUDGE = os.environ.get("GROUNDING_JUDGE", "") or "verifier"
 # The verifier: the bundled one, or a Hugging Face sequence-classification directory
 # packaged by `manage.py package_verifier` (docs/verifier.md, "Bring your own verifier").
 # A path that is no directory stops every process at start-up; what the directory

@@ -1,7 +1,8 @@
 """The one way the app checks: follow the active verifier, check, say which one judged.
 
-A `Checker` keeps the engine of the verifier active now (loaded on first use, behind a
-lock; the engine of a verifier no longer active is dropped). `check` takes the engine
+A `Checker` keeps the engine of the verifier active now (loaded on first use by one
+thread, outside the lock every check takes: while a newly chosen verifier loads, checks
+go on with the engine of the one before; that engine is then dropped). `check` takes the engine
 once and both checks with it and reads its verifier's id from it, so a response names
 the verifier that produced it even when another thread switches verifiers meanwhile.
 The engine package keeps no process state: this module holds the process's checker.
@@ -16,7 +17,6 @@ their code inside `serving(Checker(engine))` instead of changing a module of the
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -94,12 +94,13 @@ def active_directory() -> Path:
 
 
 def judge_name(directory: Path) -> str:
-    """GROUNDING_JUDGE picks the judge: 'verifier' (trained, default) or 'features'.
+    """The GROUNDING_JUDGE setting picks the judge: 'verifier' (trained, default) or
+    'features'.
 
     'verifier' is `directory`, as 'verifier:DIR' when it is not the bundled one (the
     bundled one alone may come with the fitted aggregator).
     """
-    name = os.environ.get("GROUNDING_JUDGE", "verifier")
+    name = str(settings.GROUNDING_JUDGE)
     if name == "verifier" and directory.resolve() != VERIFIER_DIR.resolve():
         return f"verifier:{directory}"
     return name
@@ -138,6 +139,8 @@ class Checker:
         self._setups = Followed(lambda: (_judge_setup(),))
         self._built: tuple[JudgeSetup | None, Escalation | None] = (None, None)
         self._lock = threading.Lock()
+        # Held while an engine loads (seconds), never by a check of a loaded engine.
+        self._loading = threading.Lock()
         self._loaded: tuple[str, GroundingEngine] | None = None
         self._loader: threading.Thread | None = None
 
@@ -157,14 +160,29 @@ class Checker:
         return cls(GroundingEngine.default(f"verifier:{directory}"), escalation=None)
 
     def engine(self) -> GroundingEngine:
-        """The engine judging with the active verifier, loaded on first use."""
+        """The engine judging with the active verifier, loaded on first use.
+
+        One thread loads a verifier's engine, once; meanwhile the others keep checking
+        with the engine already loaded, and wait only when there is none.
+        """
         if self._fixed is not None:
             return self._fixed
         name = judge_name(self.directory())
-        with self._lock:
-            if self._loaded is None or self._loaded[0] != name:
-                self._loaded = (name, GroundingEngine.default(name))
-            return self._loaded[1]
+        loaded = self._loaded
+        if loaded is not None and loaded[0] == name:
+            return loaded[1]
+        if loaded is None:
+            self._loading.acquire()
+        elif not self._loading.acquire(blocking=False):
+            return loaded[1]  # another thread is loading: check with the engine before
+        try:
+            loaded = self._loaded  # loaded by the thread this one waited for
+            if loaded is None or loaded[0] != name:
+                loaded = (name, GroundingEngine.default(name))
+                self._loaded = loaded
+            return loaded[1]
+        finally:
+            self._loading.release()
 
     def escalation(self, now: float | None = None) -> Escalation | None:
         """The LLM judge working now, followed, and built anew only when its setup

@@ -3,6 +3,8 @@ once per FOLLOW_SECONDS, and names the verifier of the engine that checked."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,70 @@ def test_a_checker_built_with_an_engine_serves_it_and_names_none(
     with serving(other):
         assert checker() is other
     assert checker() is not other
+
+
+def test_a_verifier_loading_blocks_no_check_on_the_engine_before(
+    fresh_checker: Checker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newly chosen verifier loads (seconds) in the thread that first needs it, outside
+    the lock every check takes: the other threads check with the engine before, and the
+    new one is loaded once."""
+    loads: list[str] = []
+    loading, release = threading.Event(), threading.Event()
+
+    def build(cls: type, name: str) -> object:
+        loads.append(name)
+        if name == "verifier:new":
+            loading.set()
+            release.wait(10)
+        return f"engine of {name}"
+
+    active = ["verifier"]
+    monkeypatch.setattr(GroundingEngine, "default", classmethod(build))
+    monkeypatch.setattr(module, "judge_name", lambda directory: active[0])
+    monkeypatch.setattr(fresh_checker, "directory", lambda now=None: Path("."))
+    monkeypatch.setattr(module, "_judge_setup", lambda: None)
+    assert fresh_checker.engine() == "engine of verifier"
+    active[0] = "verifier:new"
+    got: list[object] = []
+    loader = threading.Thread(target=lambda: got.append(fresh_checker.engine()))
+    loader.start()
+    assert loading.wait(10)
+    letting_go = threading.Timer(3.0, release.set)  # the old code waits this long
+    letting_go.start()
+    try:
+        started = time.monotonic()
+        during = [fresh_checker.engine() for _ in range(3)]
+        fresh_checker.escalation()  # takes the checker's lock
+        waited = time.monotonic() - started
+    finally:
+        release.set()
+        letting_go.cancel()
+        loader.join(10)
+    assert waited < 1.0 and during == ["engine of verifier"] * 3
+    assert got == ["engine of verifier:new"] == [fresh_checker.engine()]
+    assert loads == ["verifier", "verifier:new"]
+
+
+def test_threads_with_no_engine_yet_wait_for_one_load(
+    fresh_checker: Checker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads: list[str] = []
+
+    def build(cls: type, name: str) -> object:
+        loads.append(name)
+        time.sleep(0.2)
+        return f"engine of {name}"
+
+    monkeypatch.setattr(GroundingEngine, "default", classmethod(build))
+    monkeypatch.setattr(module, "judge_name", lambda directory: "verifier")
+    monkeypatch.setattr(fresh_checker, "directory", lambda now=None: Path("."))
+    got: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(fresh_checker.engine())) for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert got == ["engine of verifier"] * 4 and loads == ["verifier"]
