@@ -137,6 +137,7 @@ def try_endpoint(setup: JudgeSetup) -> tuple[bool, str]:
         Usage(
             calls=reply.requests,
             failures=int(ruling is None),
+            ruled=int(ruling is not None),
             prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens,
             seconds=reply.seconds,

@@ -43,7 +43,8 @@ class Usage:
 
     claims: int = 0  # claims it was shown, cached ones included
     calls: int = 0
-    failures: int = 0
+    failures: int = 0  # claims it gave no ruling on
+    ruled: int = 0  # claims it gave a ruling on (a call that came back usable)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
@@ -56,6 +57,7 @@ class Usage:
         self.claims += other.claims
         self.calls += other.calls
         self.failures += other.failures
+        self.ruled += other.ruled
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.seconds += other.seconds
@@ -233,6 +235,7 @@ class LLMJudge:
             budget.spend(spent.tokens)
             ruling = parse_ruling(reply.content, len(item.evidence))
             if ruling is not None:
+                usage.ruled += 1
                 return Outcome(ruling), usage
             conversation = [
                 *conversation,

@@ -17,9 +17,18 @@ class DatabaseLedger:
         return day.tokens if day is not None else 0
 
     def record(self, usage: Usage) -> None:
-        today = timezone.now().date()
+        """Add the usage to today's row; a usage that ruled on a claim marks the judge
+        working, one that ruled on none while failing marks it failing."""
+        now = timezone.now()
+        today = now.date()
+        marks: dict[str, object] = {}
+        if usage.ruled:
+            marks["last_ruled_at"] = now
+        elif usage.failures:
+            marks["last_failed_at"] = now
         JudgeDay.objects.get_or_create(day=today)
         JudgeDay.objects.filter(day=today).update(
+            **marks,
             calls=F("calls") + usage.calls,
             failures=F("failures") + usage.failures,
             prompt_tokens=F("prompt_tokens") + usage.prompt_tokens,

@@ -16,9 +16,20 @@ class JudgeDay(models.Model):
     prompt_tokens = models.BigIntegerField(default=0)
     completion_tokens = models.BigIntegerField(default=0)
     seconds = models.FloatField(default=0.0)
+    # When the judge last gave a ruling, and last gave none on every claim it was asked
+    # about (a Try included): the page says "Failing" while the second is the later.
+    last_ruled_at = models.DateTimeField(null=True, blank=True)
+    last_failed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.day}: {self.calls} calls, {self.tokens} tokens"
+
+    @property
+    def failing(self) -> bool:
+        """Its last calls came back with no usable answer."""
+        if self.last_failed_at is None:
+            return False
+        return self.last_ruled_at is None or self.last_failed_at > self.last_ruled_at
 
     @property
     def tokens(self) -> int:

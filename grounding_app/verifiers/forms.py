@@ -189,8 +189,8 @@ class LLMJudgeForm(forms.Form):
                 "concurrency": setup.concurrency,
                 "daily_tokens": setup.daily_tokens,
             }
-        else:
-            return cls()
+        else:  # no judge anywhere: nothing is in use, so the box is not ticked
+            return cls(initial={"enabled": False})
         initial |= {"every_claim": band.everything, "low": band.low, "high": band.high}
         return cls(initial=initial)
 

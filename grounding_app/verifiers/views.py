@@ -43,6 +43,10 @@ def _jobs_context() -> dict[str, Any]:
     return {"jobs": jobs, "any_active": any(job.active for job in jobs)}
 
 
+def _today() -> JudgeDay | None:
+    return JudgeDay.objects.filter(day=timezone.now().date()).first()
+
+
 def _llm_judge_context(active_languages: list[str], form: LLMJudgeForm | None) -> dict[str, Any]:
     """What the LLM judge section shows: the judge working now and where it is set, the
     languages it would take from word matching, today's spending, and the form."""
@@ -57,7 +61,7 @@ def _llm_judge_context(active_languages: list[str], form: LLMJudgeForm | None) -
         "judge_row": row,
         "judge_problem": problem,
         "judge_settings_url": settings.LLM_JUDGE_URL,
-        "judge_today": JudgeDay.objects.filter(day=timezone.now().date()).first(),
+        "judge_today": _today(),
         "unread": [language_name(c) for c in known_languages if c not in active_languages],
         "judge_form": form or LLMJudgeForm.of(row, setup),
     }
@@ -191,7 +195,7 @@ def llm_judge_reset(request: HttpRequest) -> HttpResponse:
 
 @admins
 @require_POST
-def llm_judge_try(request: HttpRequest) -> HttpResponse:
+def llm_judge_try(request: HtmxHttpRequest) -> HttpResponse:
     """One sample claim to the judge working now: does the endpoint answer as it must?"""
     try:
         setup = llm_judge.current()
@@ -202,5 +206,8 @@ def llm_judge_try(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Not tried: no LLM judge is set.")
         return _to_judge_section()
     works, said = llm_judge.try_endpoint(setup)
+    if request.htmx:  # the result beside the button, and the judge's state redrawn
+        context = {"works": works, "said": said, "judge_setup": setup, "judge_today": _today()}
+        return render(request, "verifiers/_judge_try.html", context)
     (messages.success if works else messages.error)(request, said)
     return _to_judge_section()

@@ -146,3 +146,35 @@ def test_only_admins_reach_the_judge(make_user: Callable[..., Any]) -> None:
     ):
         assert client.post(url, FORM).status_code == 403
     assert not JudgeConfig.objects.exists()
+
+
+def test_use_an_llm_judge_is_ticked_only_when_one_is_set(admin_client: Client) -> None:
+    box = 'name="enabled" id="id_enabled"'
+    text = section(admin_client)
+    assert f'type="checkbox" {box}>' in text and f"{box} checked" not in text
+    with override_settings(LLM_JUDGE_URL="http://vllm:8000/v1", LLM_JUDGE_MODEL="m"):
+        assert f"{box} checked" in section(admin_client)
+
+
+def test_try_answers_beside_its_button_and_an_unreachable_judge_is_failing(
+    admin_client: Client,
+) -> None:
+    with chat_server(Step(status=500)) as server:
+        admin_client.post("/verifiers/llm-judge/", {**FORM, "url": server.url})
+        text = section(admin_client)
+        assert 'hx-post="/verifiers/llm-judge/try/" hx-target="#judge-try-result"' in text
+        assert '<span id="judge-try-result" role="status"' in text
+        assert "<dt>Judging now</dt>" in text
+        response = admin_client.post("/verifiers/llm-judge/try/", headers={"HX-Request": "true"})
+    html = response.content.decode()
+    assert response.status_code == 200 and 'data-try="fails"' in html
+    assert "No usable answer from" in html
+    assert 'id="judge-state" class="judge-state" hx-swap-oob="true"' in html
+    assert '<dt class="judge-failing">Failing</dt>' in html
+    text = section(admin_client)
+    assert "<dt>Judging now</dt>" not in text and 'data-judge-state="failing"' in text
+    with chat_server(answer("supported", passage=0)) as server:
+        admin_client.post("/verifiers/llm-judge/", {**FORM, "url": server.url})
+        response = admin_client.post("/verifiers/llm-judge/try/", headers={"HX-Request": "true"})
+    assert 'data-try="works"' in response.content.decode()
+    assert 'data-judge-state="set"' in section(admin_client)
