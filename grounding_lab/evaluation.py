@@ -23,10 +23,10 @@ from grounding_app.engine import (
     CheckResponse,
     Claim,
     ClaimInContext,
-    Encoder,
     Evidence,
     GroundingEngine,
     Judge,
+    MemoEncoder,
 )
 from grounding_app.formats.grounding_jsonl import Example
 from grounding_app.metrics import BinaryReport, binary_report
@@ -54,7 +54,7 @@ class RecordingJudge:
     judged: list[Judged] = field(default_factory=list)
 
     def score(
-        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], encoder: Encoder | None = None
+        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], encoder: MemoEncoder | None = None
     ) -> list[float]:
         scores = self.inner.score(pairs, encoder)
         self.judged.extend(

@@ -37,7 +37,7 @@ def stages() -> tuple[tuple[str, tuple[Where, ...]], ...]:
 
     return (
         ("verifier: model runs", (CrossEncoderJudge.logits,)),
-        ("verifier: windows (tokenizer)", (CrossEncoderJudge._windows,)),
+        ("verifier: windows (tokenizer)", (("evidence.py", "windows"),)),
         ("encoder: model runs", (MiniLMEncoder.encode,)),
         ("passage index (split, BM25)", (("retrieval.py", "__init__"),)),
         ("candidates (BM25 search)", (("retrieval.py", "candidates"),)),

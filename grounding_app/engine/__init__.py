@@ -22,7 +22,13 @@ from grounding_app.engine.claims import (
     split_sentences,
     unchecked_reason,
 )
-from grounding_app.engine.encoders import CacheCounts, Encoder, HashingEncoder, MiniLMEncoder
+from grounding_app.engine.encoders import (
+    CacheCounts,
+    Encoder,
+    HashingEncoder,
+    MemoEncoder,
+    MiniLMEncoder,
+)
 from grounding_app.engine.escalation import Band, Escalated, Escalation, Outcome, Ruling
 from grounding_app.engine.judges import (
     FEATURE_JUDGE_WEIGHTS,
@@ -90,6 +96,7 @@ from grounding_app.engine.verifier.model import (
     load_tokenizer,
     supported_log_odds,
 )
+from grounding_app.engine.verifying import VerifierJudge
 
 # The word-matching judge's features, for `grounding_lab/fit_word_match.py`; renamed beside the
 # feature judge's FEATURE_NAMES.
@@ -140,6 +147,7 @@ __all__ = [
     "GroundingEngine",
     "HashingEncoder",
     "Judge",
+    "MemoEncoder",
     "MiniLMEncoder",
     "OffsetError",
     "Outcome",
@@ -147,6 +155,7 @@ __all__ = [
     "Platt",
     "Ruling",
     "Scale",
+    "VerifierJudge",
     "WordMatchJudge",
     "best_passage",
     "build_model",

@@ -3,7 +3,8 @@
 Per fact near the best match, its best passages (a structured fact's statements); the two
 best facts together, where support may be spread over them; the best fact's passages that
 together hold the claim's words, where they lie far apart. Also what a reader is shown of
-an option (`_supporting`) and what the judge reads of it (`_shown`).
+an option (`_supporting`), what the judge reads of it (`_shown`) and, for a judge with a
+bounded input, in which windows (`windows`).
 """
 
 from __future__ import annotations
@@ -213,6 +214,26 @@ def _shown(request: CheckRequest, option: _Candidate, refers_back: bool) -> Evid
         passages=tuple(_readable(p.text) for p in sorted(shown, key=_position)),
         attributes=_merge_attributes(request.facts, option.facts),
     )
+
+
+def windows(evidence: Evidence, length: Callable[[str], int], room: int) -> list[str]:
+    """The evidence as whole passages packed into inputs of at most `room` tokens (as
+    `length` counts them), its attributes heading each: a cross-encoder reads evidence
+    longer than its input window by window, and nothing is cut silently."""
+    head = "".join(f"{k}: {v}\n" for k, v in evidence.attributes.items())
+    out: list[str] = []
+    current: list[str] = []
+    used = head_length = length(head)
+    for passage in evidence.passages:
+        size = length(passage)
+        if current and used + size > room:
+            out.append(head + " ".join(current))
+            current, used = [], head_length
+        current.append(passage)
+        used += size
+    if current or not out:
+        out.append(head + " ".join(current))
+    return out
 
 
 def _evidence_options(

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from grounding_app.engine.encoders import Encoder
+from grounding_app.engine.encoders import Encoder, MemoEncoder
 from grounding_app.engine.lexical import compare
 
 FEATURE_JUDGE_WEIGHTS = Path(__file__).with_name("data") / "feature_judge.json"
@@ -44,12 +44,13 @@ class Evidence:
 
 class Judge(Protocol):
     def score(
-        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], encoder: Encoder | None = None
+        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], encoder: MemoEncoder | None = None
     ) -> list[float]:
         """Probabilities that each claim is supported by its evidence.
 
-        `encoder` is the request's memoised encoder, so passages the engine embedded for
-        retrieval are not embedded twice; judges that do not embed ignore it.
+        `encoder` is the request's memo, so passages the engine embedded for retrieval
+        are not embedded twice, nor a (claim, window) pair read twice; judges that
+        neither embed nor read pairs ignore it.
         """
         ...
 

@@ -257,8 +257,9 @@ class GroundingEngine:
         name, directory = parse_judge(judge)
         if name == "verifier":
             from grounding_app.engine.verifier.model import VERIFIER_DIR, CrossEncoderJudge
+            from grounding_app.engine.verifying import VerifierJudge
 
-            verifier = CrossEncoderJudge(directory or VERIFIER_DIR)
+            verifier = VerifierJudge(CrossEncoderJudge(directory or VERIFIER_DIR))
             settings = Settings(
                 facts_per_claim=2,
                 passages_per_fact=2,

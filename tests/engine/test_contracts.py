@@ -18,7 +18,7 @@ from grounding_app.engine.judges import ClaimInContext, Evidence, FeatureJudge, 
 from grounding_app.engine.pipeline import GroundingEngine
 from grounding_app.engine.retrieval import DENSE_ONLY_LIMIT, PassageIndex, split_fact
 from grounding_app.engine.types import VERIFIER, WORD_MATCHING, CheckRequest, CheckResponse
-from grounding_app.engine.verifier.model import CrossEncoderJudge
+from grounding_app.engine.verifying import VerifierJudge
 from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS
 from tests.engine.realistic import (
     CJK_CASES,
@@ -56,8 +56,8 @@ def minilm(default_engine: GroundingEngine) -> MiniLMEncoder:
 
 
 @pytest.fixture(scope="module")
-def verifier(default_engine: GroundingEngine) -> CrossEncoderJudge:
-    assert isinstance(default_engine.judge, CrossEncoderJudge)
+def verifier(default_engine: GroundingEngine) -> VerifierJudge:
+    assert isinstance(default_engine.judge, VerifierJudge)
     return default_engine.judge
 
 

@@ -115,20 +115,20 @@ def test_a_pair_read_again_in_a_request_is_not_run_again(engine: GroundingEngine
     evidence = Evidence(("Titanic was directed by James Cameron in 1997.",))
     pairs = [(ClaimInContext("James Cameron directed Titanic."), evidence)] * 2
     runs: list[int] = []
-    judge = engine.judge
-    original = judge.logits  # type: ignore[attr-defined]
+    judge: Any = engine.judge
+    original = judge.model.logits
 
     def counted(claims: list[str], texts: list[str]) -> np.ndarray:
         runs.append(len(claims))
         return original(claims, texts)
 
     memo = MemoEncoder(engine.encoder)
-    judge.logits = counted  # type: ignore[attr-defined]
+    judge.model.logits = counted
     try:
         first = judge.score(pairs, memo)
         again = judge.score(pairs[:1], memo)
     finally:
-        del judge.logits  # type: ignore[attr-defined]
+        del judge.model.logits
     assert runs == [1]
     assert first == again * 2 == judge.score(pairs[:1]) * 2
 
@@ -160,7 +160,7 @@ def test_pairs_run_side_by_side_give_each_pair_its_own_logit(
     """The verifier runs a request's pairs on every core at once, one thread each; each
     pair is still its own batch, so each logit is the one it gets run alone, and the one
     a session of ONNX Runtime's default threads gives it, bit for bit."""
-    judge: Any = engine.judge
+    judge: Any = engine.judge.model  # type: ignore[attr-defined]
     request = everyday_request(benchmark_texts(SAMPLE))
     claims = [s for s in request.answer.split(". ") if s][:6]
     evidence = [f.text[:900] for f in request.facts][: len(claims)]

@@ -6,11 +6,12 @@ nothing is downloaded. Any other local Hugging Face sequence-classification dire
 (one with a `config.json`) brings its own config and tokenizer: a one-logit head, or a
 two- or three-way head whose entailment class `config.json`'s `id2label` names. Either
 runs through ONNX Runtime, int8 (`onnx_models.quantized`), from a graph exported on first
-use and cached under `var/onnx/`. Scores are calibrated probabilities:
-sigmoid((logit + bias) / temperature), fitted on labelled data; for a multi-logit head
-the logit is the entailment class's log-odds. Evidence longer than the model's input is
-cut into windows of whole passages that fit, each window is scored, and the best one
-counts: nothing is truncated silently.
+use and cached under `var/onnx/`. Like sentence-transformers' `CrossEncoder.predict`,
+the judge only tokenises, runs and activates (`logits`): for a multi-logit head the
+logit is the entailment class's log-odds. What the engine makes of the logits (windows
+of whole passages that fit, each read once per request, the calibration
+sigmoid((logit + bias) / temperature) fitted on labelled data, the missing-name penalty)
+are steps of its own, in `verifying.py`.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from grounding_app.engine.encoders import Encoder, MemoEncoder, bundled_minilm_path
-from grounding_app.engine.judges import ClaimInContext, Evidence
-from grounding_app.engine.lexical import compare, resolve_reference
+from grounding_app.engine.encoders import bundled_minilm_path
+from grounding_app.engine.judges import ClaimInContext
+from grounding_app.engine.lexical import resolve_reference
 from grounding_app.engine.onnx_models import OnnxBert, exported, quantized, side_by_side
 from grounding_app.engine.types import Penalties
 
@@ -74,6 +75,10 @@ class VerifierConfig:
     # What responses call the verifier (with its weights' hash): `name` in verifier.json,
     # else the directory's name.
     name: str = "verifier"
+
+    def calibrate(self, logit: float) -> float:
+        """The logit on the scale fitted on labelled data (its sigmoid a probability)."""
+        return (logit + self.bias) / self.temperature
 
     @classmethod
     def load(cls, directory: Path) -> VerifierConfig:
@@ -273,7 +278,8 @@ def supported_log_odds(logits: Any, index: int | None) -> Any:
 
 
 class CrossEncoderJudge:
-    """Implements `Judge` with the trained verifier, or one brought as a directory.
+    """The trained verifier, or one brought as a directory: (claim, evidence) texts to
+    logits. `verifying.VerifierJudge` makes it a `Judge`.
 
     `int8=False` runs the float32 graph: the exact model, about 1.7 times slower.
     `verifier_id` ("name@sha256:<12 hex>") says which verifier judged: its name and
@@ -310,31 +316,18 @@ class CrossEncoderJudge:
         self._model = OnnxBert(quantized(graph) if int8 else graph, threads=1)
         self._specials = special_tokens(pair_template(self._tokenizer))
         # A passage's length in tokens, counted once: the largest request shows the same
-        # passages in the windows of many claims.
-        self._length = lru_cache(maxsize=50_000)(self._count_tokens)
+        # passages in the windows of many claims (`evidence.windows`).
+        self.token_count = lru_cache(maxsize=50_000)(self._count_tokens)
         # One forward pass at a time per process keeps memory flat under concurrency.
         self._lock = threading.Lock()
 
     def _count_tokens(self, text: str) -> int:
         return len(self._tokenizer.tokenize(text)) if text else 0
 
-    def _windows(self, claim: str, evidence: Evidence) -> list[str]:
-        """Whole passages packed into inputs that fit beside the claim."""
-        head = "".join(f"{k}: {v}\n" for k, v in evidence.attributes.items())
-        room = self.config.max_length - MAX_CLAIM_TOKENS - self._specials
-        windows: list[str] = []
-        current: list[str] = []
-        used = head_length = self._length(head)
-        for passage in evidence.passages:
-            length = self._length(passage)
-            if current and used + length > room:
-                windows.append(head + " ".join(current))
-                current, used = [], head_length
-            current.append(passage)
-            used += length
-        if current or not windows:
-            windows.append(head + " ".join(current))
-        return windows
+    @property
+    def window_room(self) -> int:
+        """How many evidence tokens fit beside a claim in one input."""
+        return self.config.max_length - MAX_CLAIM_TOKENS - self._specials
 
     def logits(self, claims: Sequence[str], evidence: Sequence[str]) -> np.ndarray:
         """One logit per (claim, evidence) pair, each pair run as a batch of its own.
@@ -359,34 +352,3 @@ class CrossEncoderJudge:
         with self._lock:
             out[:] = side_by_side(len(claims), run)
         return out
-
-    def score(
-        self, pairs: Sequence[tuple[ClaimInContext, Evidence]], encoder: Encoder | None = None
-    ) -> list[float]:
-        claims: list[str] = []
-        texts: list[str] = []
-        owner: list[int] = []
-        for index, (claim, evidence) in enumerate(pairs):
-            first = claim_text(claim)
-            for window in self._windows(first, evidence):
-                claims.append(first)
-                texts.append(window)
-                owner.append(index)
-        best = np.full(len(pairs), -np.inf)
-        # Each (claim, window) pair is read once per request: the request's memo keeps
-        # what was read (a later option, or another claim, may show the same window).
-        read = encoder.pair_logits if isinstance(encoder, MemoEncoder) else {}
-        inputs = list(zip(claims, texts, strict=True))
-        known = {pair: read[pair] for pair in inputs if pair in read}
-        todo = [pair for pair in dict.fromkeys(inputs) if pair not in known]
-        if todo:
-            fresh = self.logits([c for c, _ in todo], [t for _, t in todo])
-            known.update(zip(todo, (float(x) for x in fresh), strict=True))
-            read.update((pair, known[pair]) for pair in todo)
-        for index, pair in zip(owner, inputs, strict=True):
-            logit = (known[pair] + self.config.bias) / self.config.temperature
-            best[index] = max(best[index], logit)
-        for index, (claim, evidence) in enumerate(pairs):
-            lexical = compare(claim.claim, evidence.text)
-            best[index] -= self.config.penalties.missing_name * min(lexical.missing_names, 3)
-        return [float(1.0 / (1.0 + np.exp(-x))) if np.isfinite(x) else 0.0 for x in best]

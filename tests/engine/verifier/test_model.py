@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
+from grounding_app.engine.encoders import HashingEncoder, MemoEncoder
+from grounding_app.engine.evidence import windows
 from grounding_app.engine.judges import ClaimInContext, Evidence
 from grounding_app.engine.pipeline import GroundingEngine, Settings
 from grounding_app.engine.types import Penalties
@@ -14,9 +17,11 @@ from grounding_app.engine.verifier.model import (
     VERIFIER_DIR,
     CrossEncoderJudge,
     VerifierConfig,
+    claim_text,
     encode_pairs,
     load_tokenizer,
 )
+from grounding_app.engine.verifying import VerifierJudge, name_penalty, probabilities
 
 
 def test_missing_weights_fail_at_start_up(tmp_path):
@@ -38,7 +43,7 @@ def test_encoded_pairs_fit_the_model_input():
 def judge():
     if not (VERIFIER_DIR / "model.safetensors").is_file():
         pytest.fail(f"the verifier weights must be committed under {VERIFIER_DIR}")
-    return CrossEncoderJudge()
+    return VerifierJudge(CrossEncoderJudge())
 
 
 REACTOR = "The reactor was shut down after a coolant leak."
@@ -50,10 +55,31 @@ def _log_lines(n: int) -> tuple[str, ...]:
 
 def test_long_evidence_is_windowed_not_cut(judge):
     evidence = Evidence((*_log_lines(60), REACTOR))
-    windows = judge._windows(REACTOR, evidence)
-    assert len(windows) > 1
-    assert "coolant leak" in windows[-1]
-    assert all(len(judge._tokenizer.tokenize(w)) <= judge.config.max_length for w in windows)
+    model = judge.model
+    read = windows(evidence, model.token_count, model.window_room)
+    assert len(read) > 1
+    assert "coolant leak" in read[-1]
+    assert all(len(model._tokenizer.tokenize(w)) <= judge.config.max_length for w in read)
+
+
+def test_the_judge_runs_the_model_and_the_engine_takes_every_other_step(judge):
+    """`CrossEncoderJudge` only turns texts into logits, as `CrossEncoder.predict` does;
+    windows, the request's memo, calibration and the missing-name penalty are the
+    engine's steps (`verifying.py`), which give the score when composed by hand."""
+    assert not hasattr(CrossEncoderJudge, "score")
+    claim = ClaimInContext("Okafor shut the reactor down after a coolant leak.")
+    evidence = Evidence((*_log_lines(60), REACTOR))
+    model = judge.model
+    texts = windows(evidence, model.token_count, model.window_room)
+    assert len(texts) > 1
+    logits = model.logits([claim_text(claim)] * len(texts), texts)
+    best = max(judge.config.calibrate(float(x)) for x in logits)
+    [penalty] = name_penalty([(claim, evidence)], judge.config.penalties)
+    assert penalty == judge.config.penalties.missing_name  # "Okafor" is not in the log
+    memo = MemoEncoder(HashingEncoder())
+    expected = probabilities(np.array([best - penalty]))
+    assert judge.score([(claim, evidence)], memo) == expected
+    assert len(memo.pair_logits) == len(texts)
 
 
 def test_a_true_sentence_among_the_neighbours_the_engine_shows_supports(judge):

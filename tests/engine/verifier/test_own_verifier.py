@@ -21,6 +21,7 @@ from grounding_app.engine.verifier.model import (
     entailment_index,
     load_tokenizer,
 )
+from grounding_app.engine.verifying import VerifierJudge
 from tests.engine.verifier.tiny_models import (
     NLI,
     NLI_OTHER_ORDER,
@@ -86,7 +87,7 @@ def test_the_logit_is_the_log_odds_of_entailment(models, kind):
 @pytest.mark.parametrize("kind", ["one", "two", "nli", "nli-other-order", "distilbert"])
 def test_int8_scores_are_probabilities_and_the_graphs_are_cached(models, cache, kind):
     judge = CrossEncoderJudge(models[kind])
-    scores = judge.score(
+    scores = VerifierJudge(judge).score(
         [
             (ClaimInContext(CLAIM), Evidence(EVIDENCE)),
             (ClaimInContext("the tower stands north of the river ."), Evidence(EVIDENCE)),
@@ -203,7 +204,9 @@ def test_the_bundled_verifier_loads_through_the_same_path(cache):
     judge = CrossEncoderJudge(VERIFIER_DIR)
     weights = hashlib.sha256((VERIFIER_DIR / "model.safetensors").read_bytes()).hexdigest()
     assert judge.verifier_id == f"minilm-l6-v4@sha256:{weights[:12]}"
-    [score] = judge.score([(ClaimInContext("The bridge opened in 1932."), Evidence(EVIDENCE))])
+    [score] = VerifierJudge(judge).score(
+        [(ClaimInContext("The bridge opened in 1932."), Evidence(EVIDENCE))]
+    )
     assert 0.0 <= score <= 1.0
 
 
