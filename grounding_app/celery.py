@@ -16,7 +16,7 @@ one worker, where the filesystem transport moves files into the temp directory b
 copy-and-delete across file systems, and two workers can read the same one. What a
 killed worker held is recovered from the database instead: every chunk carries a
 lease that its worker pushes after each line, and a sweeper in every worker sends
-again a chunk whose lease ran out (`batch.services.requeue_stalled`). On Redis,
+again a chunk whose lease ran out (`batch.running.requeue_stalled`). On Redis,
 acks_late redelivers too, after the visibility timeout; both paths are idempotent.
 """
 

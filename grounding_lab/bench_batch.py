@@ -6,7 +6,7 @@ Prints medians:
 
 1. the engine alone: time per line of `engine.check` on the file's first lines;
 2. the batch path in this process: the same lines as a job, run chunk by chunk
-   (`services.run_chunk`: parse, check, write each result, push the lease); the
+   (`running.run_chunk`: parse, check, write each result, push the lease); the
    overhead per line is (chunk time - engine time in it) / lines, median over chunks;
 3. for each --workers N: a real `celery worker --concurrency N` (prefork) on the
    embedded SQLite broker (or --broker URL), after a warm-up job that loads the model
@@ -81,11 +81,11 @@ def engine_alone(lines: list[str]) -> list[float]:
 def batch_in_process(lines: list[str]) -> tuple[list[float], list[float]]:
     """(overhead per line per chunk, engine time per line) of run_chunk on the lines."""
     from grounding_app.active_verifier.checker import checker
-    from grounding_app.batch import services
+    from grounding_app.batch import intake, running
     from grounding_app.batch.models import BatchChunk
     from grounding_app.engine import CheckRequest, CheckResponse
 
-    job = services.create_job("\n".join(lines).encode(), name="bench", send=False)
+    job = intake.create_job("\n".join(lines).encode(), name="bench", send=False)
     engine_times: list[float] = []
 
     def timed(request: CheckRequest) -> CheckResponse:
@@ -98,7 +98,7 @@ def batch_in_process(lines: list[str]) -> tuple[list[float], list[float]]:
     for chunk in BatchChunk.objects.filter(job=job).order_by("first"):
         before = len(engine_times)
         start = time.perf_counter()
-        services.run_chunk(chunk.pk, run=timed)
+        running.run_chunk(chunk.pk, run=timed)
         wall = time.perf_counter() - start
         done = engine_times[before:]
         if done:
@@ -137,16 +137,16 @@ def with_workers(lines: list[str], env: dict[str, str], concurrency: int) -> flo
     """Lines per second through `concurrency` pool processes of one real worker."""
     from django.conf import settings
 
-    from grounding_app.batch import services
+    from grounding_app.batch import intake
 
     worker = start_worker(env, concurrency, f"bench{concurrency}")
     try:
-        warm = services.create_job(
+        warm = intake.create_job(
             "\n".join(lines[: concurrency * settings.BATCH_CHUNK_LINES]).encode(), name="warm-up"
         )
         _wait(warm.pk, 600)
         start = time.monotonic()
-        job = services.create_job("\n".join(lines).encode(), name=f"bench-{concurrency}")
+        job = intake.create_job("\n".join(lines).encode(), name=f"bench-{concurrency}")
         _wait(job.pk, 3600)
         return len(lines) / (time.monotonic() - start)
     finally:

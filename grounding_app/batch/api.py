@@ -27,7 +27,8 @@ from grounding_app.api import errors
 from grounding_app.api.auth import authenticate
 from grounding_app.api.errors import error_response
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import exports, queueing, services
+from grounding_app.batch import exports, intake, queueing, running
+from grounding_app.batch import results as job_results
 from grounding_app.batch.lines import record_count
 from grounding_app.batch.models import BatchJob
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
@@ -62,7 +63,7 @@ def _authenticated(method: str) -> Callable[[ApiView], ApiView]:
 
 
 def job_json(job: BatchJob) -> dict[str, Any]:
-    progress = services.progress(job)
+    progress = job_results.progress(job)
     data: dict[str, Any] = {
         "name": f"batchJobs/{job.public_id}",
         "state": job.status.upper(),
@@ -89,7 +90,7 @@ def job_json(job: BatchJob) -> dict[str, Any]:
         data["linesPerSecond"] = round(progress.rate, 3)
     if progress.eta_seconds is not None:
         data["etaSeconds"] = round(progress.eta_seconds, 1)
-    problems = services.failed_lines(job, limit=100)
+    problems = job_results.failed_lines(job, limit=100)
     if problems:
         data["lineErrors"] = [{"line": line.number, "message": line.error} for line in problems]
     return data
@@ -172,12 +173,12 @@ def create(request: HttpRequest, api_key: ApiKey) -> HttpResponseBase:
         return refusal
     try:
         with transaction.atomic():
-            job = services.receive_job(
+            job = intake.receive_job(
                 body, citation_threshold=threshold, source_policy=policy, api_key=api_key
             )
             if request_id:  # in the job's transaction: a concurrent retry fails here
                 BatchJob.objects.filter(pk=job.pk).update(request_id=request_id)
-    except services.BatchInputError as exc:
+    except intake.BatchInputError as exc:
         return error_response(400, str(exc), errors.INVALID_ARGUMENT)
     except IntegrityError:
         if earlier := _own_request(api_key, request_id):
@@ -209,7 +210,7 @@ def cancel(request: HttpRequest, api_key: ApiKey, public_id: str) -> HttpRespons
     job = _own_job(api_key, public_id)
     if job is None:
         return _not_found(public_id)
-    services.cancel(job)
+    running.cancel(job)
     job.refresh_from_db()
     return JsonResponse(job_json(job))
 

@@ -108,7 +108,7 @@ class BatchJob(models.Model):
 class BatchUpload(models.Model):
     """The file of a job too large to split into lines within the request: stored here
     (in the database, so a worker on any machine reads it) and split by a worker
-    (`services.split_job`), then deleted."""
+    (`intake.split_job`), then deleted."""
 
     job = models.OneToOneField(BatchJob, on_delete=models.CASCADE, related_name="upload")
     data = models.BinaryField()
@@ -195,7 +195,7 @@ class BatchLine(models.Model):
 class BatchChunk(models.Model):
     """Lines first..last of a job: one Celery task. `lease_until` is pushed forward after
     every line; a chunk still running past it belonged to a worker that died, and a
-    sweeper sends it again (see `services.requeue_stalled`)."""
+    sweeper sends it again (see `running.requeue_stalled`)."""
 
     class State(models.TextChoices):
         QUEUED = "queued", "Queued"

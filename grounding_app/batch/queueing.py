@@ -28,6 +28,16 @@ from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine, BatchWor
 ACTIVE = (BatchJob.Status.SPLITTING, BatchJob.Status.QUEUED, BatchJob.Status.RUNNING)
 
 
+def lease() -> timedelta:
+    """How long a running chunk is its worker's without a push (after each line)."""
+    return timedelta(seconds=settings.BATCH_LEASE_SECONDS)
+
+
+def queued_timeout() -> timedelta:
+    """How long a queued chunk waits for its message to be taken before it is sent again."""
+    return timedelta(seconds=settings.BATCH_QUEUED_TIMEOUT)
+
+
 def claim_next(attempts: int = 5) -> int | None:
     """Mark the fairest waiting chunk running and return its id; None when none waits."""
     for _ in range(attempts):
@@ -46,10 +56,9 @@ def claim_next(attempts: int = 5) -> int | None:
         )
         job_id = min(jobs, key=lambda pk: (started.get(pk, 0), jobs[pk], pk))
         pk = waiting.filter(job_id=job_id).order_by("first").values_list("pk", flat=True).first()
-        lease = timezone.now() + timedelta(seconds=settings.BATCH_LEASE_SECONDS)
         if pk is not None and BatchChunk.objects.filter(
             pk=pk, state=BatchChunk.State.QUEUED
-        ).update(state=BatchChunk.State.RUNNING, lease_until=lease):
+        ).update(state=BatchChunk.State.RUNNING, lease_until=timezone.now() + lease()):
             return int(pk)
     return None  # other workers took every chunk we tried; they are being served
 

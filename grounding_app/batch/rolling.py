@@ -1,15 +1,15 @@
 """Rolling batch jobs: a job that lines are appended to while it lives.
 
-An upload makes a job of a whole file at once (`services.create_job`); a stream of
+An upload makes a job of a whole file at once (`intake.create_job`); a stream of
 answers (traces, grounding_app/traces) appends lines to one job as they come, so every
 page of a job applies to it: progress, results, worst-first lists, reviews on demand,
 retention. An appended line is stored and chunked exactly as an uploaded one (parsed by
 `lines.parse`, bad ones failed at once with their reason), and its chunks are sent by
-`services.send_chunks` after the commit; the workers run them like any other.
+`messages.send_chunks` after the commit; the workers run them like any other.
 
 The job is "done" whenever all its lines are checked, and running again when lines
 come. A worker that finishes the last chunk can mark the job done just as new chunks
-are committed (`services.finish_if_complete` reads, then writes); `resume` finds such a
+are committed (`running.finish_if_complete` reads, then writes); `resume` finds such a
 job and sends its waiting chunks, and whoever appends calls it on its next pass.
 """
 
@@ -25,7 +25,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services
+from grounding_app.batch import intake, messages
 from grounding_app.batch.lines import LineError, parse
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
@@ -69,8 +69,8 @@ def append(job: BatchJob, raws: Sequence[str], *, send: bool = True) -> Appended
         locked = BatchJob.objects.select_for_update().filter(pk=job.pk).first()
         if locked is None or locked.status == BatchJob.Status.CANCELLED:
             raise JobClosed("the job was cancelled or has expired")
-        if locked.total + len(raws) > services.MAX_BATCH_LINES:
-            raise JobClosed(f"the job would pass {services.MAX_BATCH_LINES:,} lines")
+        if locked.total + len(raws) > intake.MAX_BATCH_LINES:
+            raise JobClosed(f"the job would pass {intake.MAX_BATCH_LINES:,} lines")
         last = BatchLine._base_manager.filter(job=locked).aggregate(n=Max("number"))["n"] or 0
         rows = []
         good = []
@@ -96,7 +96,7 @@ def append(job: BatchJob, raws: Sequence[str], *, send: bool = True) -> Appended
                     answer=parsed.item.answer,
                 )
             )
-        BatchLine.objects.bulk_create(rows, batch_size=services.ROWS_PER_INSERT)
+        BatchLine.objects.bulk_create(rows, batch_size=intake.ROWS_PER_INSERT)
         size = settings.BATCH_CHUNK_LINES
         lease = now + timedelta(seconds=settings.BATCH_QUEUED_TIMEOUT)
         chunks = BatchChunk.objects.bulk_create(
@@ -112,7 +112,7 @@ def append(job: BatchJob, raws: Sequence[str], *, send: bool = True) -> Appended
         BatchJob.objects.filter(pk=locked.pk).update(**fields)
         if chunks and send:
             ids = [chunk.pk for chunk in chunks]
-            transaction.on_commit(lambda: services.send_chunks(ids))
+            transaction.on_commit(lambda: messages.send_chunks(ids))
     return Appended(tuple(r.number for r in rows), len(rows) - len(good))
 
 
@@ -138,5 +138,5 @@ def resume(job_ids: Sequence[int], *, send: bool = True) -> list[int]:
         )
     )
     if send:
-        services.send_chunks(ids)
+        messages.send_chunks(ids)
     return ids

@@ -3,9 +3,10 @@
 A message is a doorbell (`queueing.claim_next`): the worker that takes it runs the
 fairest waiting chunk of an active job, not necessarily the one the message names, so
 messages of a cancelled job cost a query each and block nobody. The body is
-`services.run_chunk`; everything it writes is idempotent, so Celery may deliver a
+`running.run_chunk`; everything it writes is idempotent, so Celery may deliver a
 message more than once (acks_late) without a line being written twice. The sweeper
-thread also writes the worker's heartbeat.
+thread also writes the worker's heartbeat. Messages are sent by name from `messages`,
+which this module imports and which imports nothing of it.
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import close_old_connections
 
-from grounding_app.batch import queueing, services
+from grounding_app.batch import queueing
+from grounding_app.batch.intake import split_job, split_waiting
+from grounding_app.batch.messages import PROCESS_CHUNK, SPLIT_UPLOAD, send_chunks
+from grounding_app.batch.running import requeue_stalled, run_chunk, worker_name
 from grounding_app.celery import app
 from grounding_app.common.sweeper import Sweeper
 
 logger = logging.getLogger(__name__)
 
 
-@app.task(name="batch.process_chunk", acks_late=True, reject_on_worker_lost=True)
+@app.task(name=PROCESS_CHUNK, acks_late=True, reject_on_worker_lost=True)
 def process_chunk(chunk_id: int) -> int:
     """Run the fairest waiting chunk; `chunk_id`, the chunk this message was sent for,
     only appears in the log when nothing waits any more."""
@@ -34,34 +38,18 @@ def process_chunk(chunk_id: int) -> int:
         if claimed is None:
             logger.debug("message for batch chunk %s: no chunk waits", chunk_id)
             return 0
-        return services.run_chunk(claimed)
+        return run_chunk(claimed)
     finally:
         close_old_connections()
 
 
-@app.task(name="batch.split_upload", acks_late=True, reject_on_worker_lost=True)
+@app.task(name=SPLIT_UPLOAD, acks_late=True, reject_on_worker_lost=True)
 def split_upload(job_id: int) -> bool:
-    """Split a large upload into lines and chunks (`services.split_job`)."""
+    """Split a large upload into lines and chunks (`intake.split_job`)."""
     try:
-        return services.split_job(job_id)
+        return split_job(job_id)
     finally:
         close_old_connections()
-
-
-SEND_BATCH = 100
-
-
-def send(chunk_ids: list[int]) -> None:
-    """Queue one task per chunk on the configured broker and queue, marking every
-    hundred as sent, so what a dying process did not send is found by the sweeper."""
-    with app.connection_for_write(settings.CELERY_BROKER_URL) as connection:
-        for start in range(0, len(chunk_ids), SEND_BATCH):
-            part = chunk_ids[start : start + SEND_BATCH]
-            for chunk_id in part:
-                process_chunk.apply_async(
-                    (chunk_id,), connection=connection, queue=settings.CELERY_TASK_DEFAULT_QUEUE
-                )
-            queueing.mark_sent(part)
 
 
 def prune_consumed_messages() -> None:
@@ -91,12 +79,12 @@ def prune_consumed_messages() -> None:
 def sweep() -> None:
     """One pass: say this worker lives, take back stalled chunks, split waiting uploads,
     send what a dying process never sent, and prune the broker's consumed rows."""
-    queueing.heartbeat(services.worker_name())
-    services.requeue_stalled()
-    services.split_waiting(timedelta(seconds=settings.BATCH_LEASE_SECONDS))
+    queueing.heartbeat(worker_name())
+    requeue_stalled()
+    split_waiting(timedelta(seconds=settings.BATCH_LEASE_SECONDS))
     if unsent := queueing.take_unsent():
         logger.warning("sending %d batch chunks that were never sent", len(unsent))
-        services.send_chunks(unsent)
+        send_chunks(unsent)
     prune_consumed_messages()
 
 
@@ -114,7 +102,7 @@ def stop_sweeper(**kwargs: Any) -> None:
     """Stop sweeping and say so: `grounding_batch` then knows at once nobody serves."""
     sweeper.stop()
     try:
-        queueing.forget(services.worker_name())
+        queueing.forget(worker_name())
     except Exception:
         logger.exception("could not remove this worker's heartbeat")
     finally:

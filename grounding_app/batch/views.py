@@ -19,7 +19,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from grounding_app.accounts.roles import ADMIN, REVIEWER, may_change, role_required
 from grounding_app.active_verifier.services import judge_info
-from grounding_app.batch import exports, services
+from grounding_app.batch import exports, intake, line_reviews, results, running
 from grounding_app.batch.charts import histogram_svg
 from grounding_app.batch.forms import BatchUploadForm
 from grounding_app.batch.models import BatchJob, BatchLine
@@ -49,8 +49,8 @@ def job_list(request: HttpRequest) -> HttpResponse:
         upload = form.cleaned_data["file"]
         try:
             with transaction.atomic():
-                job = services.receive_job(
-                    upload.read(services.MAX_BATCH_BYTES + 1),
+                job = intake.receive_job(
+                    upload.read(intake.MAX_BATCH_BYTES + 1),
                     name=upload.name or "",
                     citation_threshold=form.cleaned_data["citation_threshold"],
                     source_policy=form.cleaned_data["source_policy"],
@@ -58,7 +58,7 @@ def job_list(request: HttpRequest) -> HttpResponse:
                 )
                 if request_id:  # in the job's transaction: a concurrent retry fails here
                     BatchJob.objects.filter(pk=job.pk).update(request_id=request_id)
-        except services.BatchInputError as exc:
+        except intake.BatchInputError as exc:
             form.add_error("file", str(exc))
         except IntegrityError:
             if earlier := _sent_before(request, request_id):
@@ -81,29 +81,29 @@ def _sent_before(request: HttpRequest, request_id: str) -> BatchJob | None:
 def _progress_context(job: BatchJob, user: Any) -> dict[str, object]:
     return {
         "job": job,
-        "progress": services.progress(job),
-        "can_cancel": may_change(user, services.owner_id(job)),
+        "progress": results.progress(job),
+        "can_cancel": may_change(user, results.owner_id(job)),
     }
 
 
 def _results_context(job: BatchJob, by: str | None) -> dict[str, object]:
     """The figures of the lines checked so far: drawn while the job runs too, and sent
     again with the polled progress whenever more lines are checked."""
-    keys = services.group_keys(job)
+    keys = results.group_keys(job)
     default = "source" if "source" in keys else "format"
     key = by if by in keys else default
-    judges, matched = services.judge_counts(job)
+    judges, matched = results.judge_counts(job)
     judge = judge_info(job.verifier, (count.checked_by for count in judges))
     return {
         "judges": judges,
         # Why word matching judged some claims, once for the counts above it.
         "word_matching_note": word_matching_reason(matched, judge) if matched else "",
-        "histogram": histogram_svg(services.score_histogram(job)),
+        "histogram": histogram_svg(results.score_histogram(job)),
         "keys": keys,
         "key": key,
-        "groups": services.unsupported_by(job, key),
-        "worst": [(line, services.line_mark(line, judge)) for line in services.worst_lines(job)],
-        "excluded": services.excluded_answers(job) if job.source_policy_id else None,
+        "groups": results.unsupported_by(job, key),
+        "worst": [(line, results.line_mark(line, judge)) for line in results.worst_lines(job)],
+        "excluded": results.excluded_answers(job) if job.source_policy_id else None,
     }
 
 
@@ -114,9 +114,9 @@ def job_detail(request: HttpRequest, public_id: str) -> HttpResponse:
     context = {
         **_progress_context(job, request.user),
         **_results_context(job, request.GET.get("by")),
-        "verifiers": services.verifier_counts(job),
-        "failed": services.failed_lines(job),
-        "warned": services.warned_lines(job),
+        "verifiers": results.verifier_counts(job),
+        "failed": results.failed_lines(job),
+        "warned": results.warned_lines(job),
     }
     return render(request, "batch/detail.html", context)
 
@@ -133,7 +133,7 @@ def job_progress(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
         return HttpResponseClientRefresh()
     context = {**_progress_context(job, request.user), "key": request.GET.get("by", "")}
     progress = context["progress"]
-    assert isinstance(progress, services.Progress)
+    assert isinstance(progress, results.Progress)
     if request.htmx and request.GET.get("seen", "") != str(progress.done):
         context.update(_results_context(job, request.GET.get("by")), oob=True)
     return render(request, "batch/detail.html#live", context)
@@ -143,9 +143,9 @@ def job_progress(request: HtmxHttpRequest, public_id: str) -> HttpResponse:
 @require_POST
 def job_cancel(request: HttpRequest, public_id: str) -> HttpResponse:
     job = _job(public_id)
-    if not may_change(request.user, services.owner_id(job)):
+    if not may_change(request.user, results.owner_id(job)):
         raise PermissionDenied("only the job's owner or an admin may cancel it")
-    if services.cancel(job):
+    if running.cancel(job):
         messages.success(request, "The job is cancelled; lines already checked are kept.")
     return redirect(job)
 
@@ -156,7 +156,7 @@ def line_review(request: HttpRequest, public_id: str, number: int) -> HttpRespon
     """Open (saving on first use) the review page of one checked line."""
     job = _job(public_id)
     line = get_object_or_404(BatchLine, job=job, number=number, state=BatchLine.State.DONE)
-    return redirect(services.review_for(request.user, line))
+    return redirect(line_reviews.review_for(request.user, line))
 
 
 @reviewers

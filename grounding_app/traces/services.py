@@ -27,8 +27,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from grounding_app.batch import rolling
+from grounding_app.batch.intake import MAX_BATCH_LINES
 from grounding_app.batch.models import BatchJob
-from grounding_app.batch.services import MAX_BATCH_LINES
 from grounding_app.traces.assemble import Assembled, assemble
 from grounding_app.traces.models import PendingSpan, PendingTrace, SourceJob, TraceSource
 from grounding_app.traces.receiver import count_into, count_unknown, span_from_data

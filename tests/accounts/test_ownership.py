@@ -14,7 +14,7 @@ from django.test import Client
 
 from grounding_app.accounts.roles import may_change
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import intake as batch_intake
 from grounding_app.batch.models import BatchJob
 from grounding_app.engine import GroundingEngine
 from grounding_app.policies.models import SourcePolicy
@@ -47,7 +47,7 @@ def test_the_rule(people: dict[str, Any]) -> None:
 
 def _job(owner: Any, api_key: ApiKey | None = None) -> BatchJob:
     user = None if api_key else owner
-    return batch_services.create_job(jsonl(3), user=user, api_key=api_key, send=False)
+    return batch_intake.create_job(jsonl(3), user=user, api_key=api_key, send=False)
 
 
 @pytest.mark.parametrize("made_by", ["upload", "api key"])

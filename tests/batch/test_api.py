@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services
+from grounding_app.batch import running
 from grounding_app.batch.models import BatchChunk, BatchJob
 from tests.batch.conftest import jsonl
 
@@ -51,7 +51,7 @@ def test_cancel_and_results(client: Client, key: str, fake_engine: Any) -> None:
     job = _post(client, "/v1/batchJobs", jsonl(3), key).json()
     path = "/v1/" + job["name"]
     stored = BatchJob.objects.get()
-    services.run_chunk(BatchChunk.objects.get(job=stored).pk)
+    running.run_chunk(BatchChunk.objects.get(job=stored).pk)
     results = client.get(path + "/results", headers={"x-goog-api-key": key})
     assert len(b"".join(results.streaming_content).splitlines()) == 3
     cancelled = _post(client, path + ":cancel", b"", key).json()
@@ -106,7 +106,7 @@ def test_a_key_may_have_only_so_many_lines_waiting(client: Client, key: str, set
     assert "4 lines waiting" in message and "at most 5" in message
     assert refused["Retry-After"]
     assert _post(client, "/v1/batchJobs", jsonl(2), ApiKey.issue("other")[1]).status_code == 200
-    services.cancel(BatchJob.objects.filter(total=4).get())  # cancelled lines wait no more
+    running.cancel(BatchJob.objects.filter(total=4).get())  # cancelled lines wait no more
     assert _post(client, "/v1/batchJobs", jsonl(5), key).status_code == 200
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grounding_app.batch import services
+from grounding_app.batch import intake
 from grounding_app.batch.models import BatchJob, BatchLine
 from tests.batch.conftest import Workers, jsonl, running_workers, wait_for
 
@@ -33,7 +33,7 @@ def test_a_worker_outlives_20_seconds_of_a_read_only_broker(tmp_path: Path, sett
     with running_workers("embedded", tmp_path) as workers:
         workers.env["FAKE_BROKER_READONLY"] = str(flag)
         worker = workers.start()
-        job = services.create_job(jsonl(100, slow=True), name="fault.jsonl")
+        job = intake.create_job(jsonl(100, slow=True), name="fault.jsonl")
         wait_for(lambda: _finished(job) >= 5, 60, "some lines to be checked")
         flag.touch()
         time.sleep(FAULT_SECONDS)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from grounding_app.batch import queueing, services
+from grounding_app.batch import queueing, running
 from grounding_app.batch.management.commands.grounding_batch import Command
 from grounding_app.batch.models import BatchChunk, BatchJob
 from tests.batch.conftest import jsonl
@@ -78,7 +78,7 @@ def test_a_live_worker_is_waited_for(
 
     def worker_runs(seconds: float) -> None:  # what the worker would do meanwhile
         for chunk in BatchChunk.objects.all():
-            services.run_chunk(chunk.pk)
+            running.run_chunk(chunk.pk)
 
     monkeypatch.setattr(
         "grounding_app.batch.management.commands.grounding_batch.time.sleep", worker_runs

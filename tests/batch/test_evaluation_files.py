@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import lines, services
+from grounding_app.batch import intake, line_reviews, lines, running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import GroundingEngine
 from grounding_app.formats.check_grounding import FormatError
@@ -28,7 +28,7 @@ HEBREW_TRACE_ANSWER = "הספרייה נפתחת ביום שישי בשעה 8. �
 
 def _run(job: BatchJob) -> None:
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
     job.refresh_from_db()
 
 
@@ -63,7 +63,7 @@ def test_mixed_jsonl_each_line_read_in_its_own_format(fake_engine: GroundingEngi
     traces = (DATA / "langfuse_traces.jsonl").read_text("utf-8").splitlines()
     rows = (DATA / "ragas_dataset.jsonl").read_text("utf-8").splitlines()
     data = "\n".join([grounding_line(1), traces[0], rows[1], traces[3], "{bad"]) + "\n"
-    job = services.create_job(data.encode(), send=False)
+    job = intake.create_job(data.encode(), send=False)
     _run(job)
     got = _lines(job)
     assert [line.state for line in got] == ["done", "done", "done", "failed", "failed"]
@@ -76,7 +76,7 @@ def test_mixed_jsonl_each_line_read_in_its_own_format(fake_engine: GroundingEngi
 
 
 def test_a_langfuse_json_export_is_read_trace_by_trace(fake_engine: GroundingEngine) -> None:
-    job = services.create_job((DATA / "langfuse_traces.json").read_bytes(), send=False)
+    job = intake.create_job((DATA / "langfuse_traces.json").read_bytes(), send=False)
     _run(job)
     got = _lines(job)
     assert [line.number for line in got] == [1, 2, 3, 4]  # the array's elements
@@ -107,14 +107,14 @@ def test_the_api_page_shape_and_one_pretty_printed_trace_are_read_whole() -> Non
 def test_a_bad_element_fails_alone_even_with_a_lone_surrogate() -> None:
     traces = json.loads((DATA / "langfuse_traces.json").read_text("utf-8"))
     text = json.dumps([traces[0], {"question": "\ud800", "contexts": ["c"], "answer": "a"}])
-    job = services.create_job(text.encode(), send=False)
+    job = intake.create_job(text.encode(), send=False)
     first, second = _lines(job)
     assert first.state == "pending"
     assert second.state == "failed" and "lone surrogate" in second.error
 
 
 def test_a_ragas_excel_csv_keeps_lines_and_text(fake_engine: GroundingEngine) -> None:
-    job = services.create_job((DATA / "ragas_excel.csv").read_bytes(), send=False)
+    job = intake.create_job((DATA / "ragas_excel.csv").read_bytes(), send=False)
     _run(job)
     got = _lines(job)
     # line numbers of the file: the header is line 1, the first row spans lines 2-3
@@ -130,11 +130,11 @@ def test_a_ragas_excel_csv_keeps_lines_and_text(fake_engine: GroundingEngine) ->
 
 
 def test_a_semicolon_csv_and_a_csv_that_is_not_utf8() -> None:
-    job = services.create_job((DATA / "ragas_semicolon.csv").read_bytes(), send=False)
+    job = intake.create_job((DATA / "ragas_semicolon.csv").read_bytes(), send=False)
     assert [line.answer for line in _lines(job)] == ["The museum is on Dock Road."]
     latin1 = "question,contexts,answer\ncafé,['c'],a\n".encode("latin-1")
-    with pytest.raises(services.BatchInputError, match=r'not UTF-8 .*"CSV UTF-8"'):
-        services.create_job(latin1, send=False)
+    with pytest.raises(intake.BatchInputError, match=r'not UTF-8 .*"CSV UTF-8"'):
+        intake.create_job(latin1, send=False)
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
@@ -142,8 +142,8 @@ def test_a_utf16_or_utf32_file_is_refused_whole(encoding: str) -> None:
     """Excel's "Unicode text" CSV, with or without a byte-order mark (issue 32, item 14)."""
     csv_text = "question,contexts,answer\nWhere?,['It is on Dock Road.'],On Dock Road.\n"
     for text in (csv_text, '{"claim": "x", "facts": [{"text": "x"}]}\n'):
-        with pytest.raises(services.BatchInputError, match=r"UTF-16 or UTF-32, not UTF-8"):
-            services.create_job(text.encode(encoding), send=False)
+        with pytest.raises(intake.BatchInputError, match=r"UTF-16 or UTF-32, not UTF-8"):
+            intake.create_job(text.encode(encoding), send=False)
 
 
 @pytest.fixture
@@ -203,10 +203,10 @@ def test_the_command_line_takes_a_ragas_csv(tmp_path: Path, fake_engine: Groundi
 
 
 def test_a_checked_trace_opens_as_a_review(make_user: Any, fake_engine: GroundingEngine) -> None:
-    job = services.create_job((DATA / "langfuse_traces.json").read_bytes(), send=False)
+    job = intake.create_job((DATA / "langfuse_traces.json").read_bytes(), send=False)
     _run(job)
     line = BatchLine.objects.get(job=job, number=2)
-    review = services.review_for(make_user("reviewer"), line)
+    review = line_reviews.review_for(make_user("reviewer"), line)
     assert review.answer == HEBREW_TRACE_ANSWER
     assert [fact["factText"] for fact in review.facts][1] == "בשבת הספרייה סגורה."
 
@@ -225,7 +225,7 @@ def test_a_checked_trace_opens_as_a_review(make_user: Any, fake_engine: Groundin
 )
 def test_a_trace_output_nested_deep_fails_alone(output: object) -> None:
     trace = {"id": "t", "sessionId": "s", "output": output, "input": {"contexts": ["c"]}}
-    job = services.create_job((json.dumps(trace) + "\n" + grounding_line(2)).encode(), send=False)
+    job = intake.create_job((json.dumps(trace) + "\n" + grounding_line(2)).encode(), send=False)
     first, second = _lines(job)
     assert first.state == "failed" and first.error.startswith("line 1 (Langfuse trace): output:")
     assert second.state == "pending"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from grounding_app.batch import services
+from grounding_app.batch import intake, running
 from grounding_app.batch.charts import histogram_svg
 from grounding_app.batch.models import BatchChunk, BatchJob
 from tests.batch.conftest import jsonl
@@ -39,7 +39,7 @@ def test_the_axis_never_repeats_a_number(counts: list[int], ticks: list[str]) ->
 
 def test_a_queued_job_says_what_it_waits_for(reviewer: Client) -> None:
     user = reviewer.get("/batch/").wsgi_request.user  # the owner, who is offered Cancel
-    job = services.create_job(jsonl(3), user=user, send=False)
+    job = intake.create_job(jsonl(3), user=user, send=False)
     page = reviewer.get(job.get_absolute_url()).content.decode()
     assert "loads the model first" in page
     assert "no checked answers yet" not in page  # no empty chart while nothing is checked
@@ -49,14 +49,14 @@ def test_a_queued_job_says_what_it_waits_for(reviewer: Client) -> None:
 
 def test_a_running_job_draws_what_is_checked_so_far(reviewer: Client, fake_engine: Any) -> None:
     """Issue 32 item 4: no longer no chart until the end (which sat beside "Checked 35")."""
-    job = services.create_job(jsonl(60), send=False)
-    services.run_chunk(BatchChunk.objects.filter(job=job).order_by("first").first().pk)
+    job = intake.create_job(jsonl(60), send=False)
+    running.run_chunk(BatchChunk.objects.filter(job=job).order_by("first").first().pk)
     job.refresh_from_db()
     assert job.status == BatchJob.Status.RUNNING
     page = reviewer.get(job.get_absolute_url()).content.decode()
     assert "loads the model first" not in page
     assert 'class="chart"' in page and "Lines checked so far" in page
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
     done = reviewer.get(job.get_absolute_url()).content.decode()
     assert 'class="chart"' in done and "Lines checked so far" not in done

@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from grounding_app.batch import services
+from grounding_app.batch import intake, running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
@@ -31,9 +31,9 @@ def reviewer(make_user: Any) -> Client:
 
 @pytest.fixture
 def done_job(fake_engine: GroundingEngine) -> BatchJob:
-    job = services.create_job(jsonl(30, bad=(2,)), name="log.jsonl", send=False)
+    job = intake.create_job(jsonl(30, bad=(2,)), name="log.jsonl", send=False)
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
     job.refresh_from_db()
     return job
 
@@ -86,12 +86,12 @@ def test_a_bad_upload_shows_the_form_again(reviewer: Client, threshold: str, dat
 
 
 def test_progress_polls_until_the_job_is_over(reviewer: Client, fake_engine: Any) -> None:
-    job = services.create_job(jsonl(3), send=False)
+    job = intake.create_job(jsonl(3), send=False)
     url = f"/batch/{job.public_id}/progress/?was=active"
     partial = reviewer.get(url, headers={"HX-Request": "true"})
     assert b'hx-trigger="every 1s"' in partial.content and b"<html" not in partial.content
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
     over = reviewer.get(url, headers={"HX-Request": "true"})
     assert over.headers["HX-Refresh"] == "true"  # the page reloads to show the results
     plain = reviewer.get(f"/batch/{job.public_id}/progress/")
@@ -100,7 +100,7 @@ def test_progress_polls_until_the_job_is_over(reviewer: Client, fake_engine: Any
 
 def test_cancel_from_the_page(reviewer: Client) -> None:
     user = reviewer.get("/batch/").wsgi_request.user  # the job's owner may cancel it
-    job = services.create_job(jsonl(3), user=user, send=False)
+    job = intake.create_job(jsonl(3), user=user, send=False)
     response = reviewer.post(f"/batch/{job.public_id}/cancel/")
     assert response.status_code == 302
     job.refresh_from_db()
@@ -155,8 +155,8 @@ def test_csv_cells_never_run_as_formulas(reviewer: Client, fake_engine: Any) -> 
     line = json.loads(grounding_line(1))
     line["claim"] = '=HYPERLINK("http://evil.example","x")'
     line["source"] = "+cmd"
-    job = services.create_job(json.dumps(line).encode(), send=False)
-    services.run_chunk(BatchChunk.objects.get(job=job).pk)
+    job = intake.create_job(json.dumps(line).encode(), send=False)
+    running.run_chunk(BatchChunk.objects.get(job=job).pk)
     content = b"".join(reviewer.get(f"/batch/{job.public_id}/results.csv").streaming_content)
     row = list(csv.reader(io.StringIO(content.decode())))[1]
     assert row[2] == "'+cmd"
@@ -174,7 +174,7 @@ def test_upload_with_a_source_policy(reviewer: Client, fake_engine: Any) -> None
     reviewer.post("/batch/", data)
     job = BatchJob.objects.get()
     assert job.source_policy == policy
-    services.run_chunk(BatchChunk.objects.get(job=job).pk)
+    running.run_chunk(BatchChunk.objects.get(job=job).pk)
     page = reviewer.get(job.get_absolute_url()).content.decode()
     assert "0 answers cite a source that <bdi>No tabloids</bdi> excludes." in page
     upload = SimpleUploadedFile("answers.jsonl", jsonl(2))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.batch import queueing, services
+from grounding_app.batch import intake, queueing, running
 from grounding_app.batch.models import BatchChunk, BatchJob
 from tests.batch.conftest import jsonl
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def _job(lines: int, settings) -> BatchJob:
     settings.BATCH_CHUNK_LINES = 1
-    return services.create_job(jsonl(lines), send=False)
+    return intake.create_job(jsonl(lines), send=False)
 
 
 def _job_of(chunk_id: int | None) -> int | None:
@@ -23,7 +23,7 @@ def _job_of(chunk_id: int | None) -> int | None:
 
 def test_a_cancelled_jobs_chunks_are_never_claimed(settings) -> None:
     big = _job(50, settings)
-    services.cancel(big)
+    running.cancel(big)
     assert queueing.claim_next() is None
     small = _job(1, settings)
     assert _job_of(queueing.claim_next()) == small.pk
@@ -51,7 +51,7 @@ def test_each_chunk_is_claimed_once(settings) -> None:
 def test_waiting_lines_count_pending_lines_of_active_jobs(settings, make_user) -> None:
     user = make_user("reviewer")
     settings.BATCH_CHUNK_LINES = 20
-    services.create_job(jsonl(6, bad=(2,)), user=user, send=False)
+    intake.create_job(jsonl(6, bad=(2,)), user=user, send=False)
     assert queueing.waiting_lines(created_by=user) == 5
 
 

@@ -10,7 +10,7 @@ import pytest
 import time_machine
 from django.core.management import call_command
 
-from grounding_app.batch import services
+from grounding_app.batch import intake, line_reviews, running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.retention.purge import purge_expired
 from grounding_app.reviews.models import Review
@@ -25,13 +25,13 @@ def test_an_expired_job_is_hidden_then_purged_with_its_lines(
     time_machine: time_machine.TimeMachineFixture, fake_engine: Any, make_user: Any, capsys: Any
 ) -> None:
     time_machine.move_to(START, tick=False)
-    old = services.create_job(jsonl(25), send=False)
+    old = intake.create_job(jsonl(25), send=False)
     for chunk_id in BatchChunk.objects.filter(job=old).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
     line = BatchLine.objects.select_related("job").get(job=old, number=1)
     time_machine.move_to(START + timedelta(days=29), tick=False)
-    review = services.review_for(make_user("reviewer"), line)
-    kept = services.create_job(jsonl(2), send=False)
+    review = line_reviews.review_for(make_user("reviewer"), line)
+    kept = intake.create_job(jsonl(2), send=False)
 
     time_machine.move_to(START + timedelta(days=31), tick=False)
     assert list(BatchJob.objects.all()) == [kept]

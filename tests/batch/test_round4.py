@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from grounding_app.batch import services
+from grounding_app.batch import intake, running
 from grounding_app.batch.models import BatchChunk, BatchJob
 from tests.batch.conftest import grounding_line, jsonl
 from tests.batch.test_lines import gemini_with_bad_offsets
@@ -26,8 +26,8 @@ def reviewer(make_user: Any) -> Client:
 
 def _half_done(fake_engine: Any) -> BatchJob:
     """A job of 40 lines whose first chunk (20 lines) is checked: still running."""
-    job = services.create_job(jsonl(40), send=False)
-    services.run_chunk(BatchChunk.objects.filter(job=job).order_by("pk")[0].pk)
+    job = intake.create_job(jsonl(40), send=False)
+    running.run_chunk(BatchChunk.objects.filter(job=job).order_by("pk")[0].pk)
     job.refresh_from_db()
     assert job.active
     return job
@@ -43,11 +43,11 @@ def test_a_running_job_shows_what_is_checked_so_far(reviewer: Client, fake_engin
 
 
 def test_the_polled_progress_brings_the_results_along(reviewer: Client, fake_engine: Any) -> None:
-    job = services.create_job(jsonl(40), send=False)
+    job = intake.create_job(jsonl(40), send=False)
     url = f"/batch/{job.public_id}/progress/?was=active&seen=0"
     idle = reviewer.get(url, headers={"HX-Request": "true"}).content.decode()
     assert "hx-swap-oob" not in idle  # nothing new checked: the results are left as they are
-    services.run_chunk(BatchChunk.objects.filter(job=job).order_by("pk")[0].pk)
+    running.run_chunk(BatchChunk.objects.filter(job=job).order_by("pk")[0].pk)
     moved = reviewer.get(url, headers={"HX-Request": "true"}).content.decode()
     assert re.search(r'id="results"[^>]*hx-swap-oob="true"', moved)
     assert re.search(r'id="rates"[^>]*hx-swap-oob="true"', moved)
@@ -60,11 +60,11 @@ def test_the_polled_progress_brings_the_results_along(reviewer: Client, fake_eng
 def test_a_lines_warning_shows_on_the_job_page_and_in_its_review(
     reviewer: Client, fake_engine: Any
 ) -> None:
-    job = services.create_job(
+    job = intake.create_job(
         f"{grounding_line(1)}\n{gemini_with_bad_offsets()}".encode(), send=False
     )
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
     page = reviewer.get(job.get_absolute_url()).content.decode()
     assert "Checked with a warning" in page and "9999 is out of range" in page
     opened = reviewer.post(f"/batch/{job.public_id}/lines/2/review/")

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from grounding_app.batch import services
+from grounding_app.batch import intake, line_reviews, results, running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import CheckRequest, CheckResponse, GroundingEngine
 from grounding_app.reviews.models import Review
@@ -23,14 +23,14 @@ pytestmark = pytest.mark.django_db
 
 def _run_all(job: BatchJob) -> None:
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
 
 
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Chunk ids sent to the broker (none is reached)."""
     ids: list[int] = []
-    monkeypatch.setattr("grounding_app.batch.tasks.send", ids.extend)
+    monkeypatch.setattr("grounding_app.batch.messages.send", ids.extend)
     return ids
 
 
@@ -39,7 +39,7 @@ def test_bad_lines_are_failed_at_once_and_the_rest_is_chunked(
 ) -> None:
     settings.BATCH_CHUNK_LINES = 20
     data = jsonl(50, bad=(3,)) + b"\n\n\xff\xfe\n" + grounding_line(99).encode()[:-1] + b"\x00}\n"
-    job = services.create_job(data, name="x.jsonl", send=False)
+    job = intake.create_job(data, name="x.jsonl", send=False)
     assert job.total == 52  # blank lines are not lines; their numbers still count
     failed = dict(BatchLine.objects.filter(job=job, state="failed").values_list("number", "error"))
     assert set(failed) == {3, 53, 54}
@@ -55,31 +55,31 @@ def test_bad_lines_are_failed_at_once_and_the_rest_is_chunked(
     [(b"", "no lines"), (b"\n \n", "no lines")],
 )
 def test_a_file_without_lines_is_refused(data: bytes, message: str) -> None:
-    with pytest.raises(services.BatchInputError, match=message):
-        services.create_job(data)
+    with pytest.raises(intake.BatchInputError, match=message):
+        intake.create_job(data)
 
 
 def test_a_job_of_bad_lines_only_is_done_at_once() -> None:
-    job = services.create_job(b"{\n[1]\n", send=False)
+    job = intake.create_job(b"{\n[1]\n", send=False)
     assert job.status == BatchJob.Status.DONE
-    assert services.progress(job).failed == 2
+    assert results.progress(job).failed == 2
 
 
 def test_chunks_are_sent_after_commit(
     sent: list[int], django_capture_on_commit_callbacks: Any
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
-        job = services.create_job(jsonl(45))
+        job = intake.create_job(jsonl(45))
     assert sent == list(BatchChunk.objects.filter(job=job).values_list("pk", flat=True))
 
 
 def test_a_chunk_run_twice_writes_each_line_once(fake_engine: GroundingEngine) -> None:
-    job = services.create_job(jsonl(30), send=False)
+    job = intake.create_job(jsonl(30), send=False)
     chunk = BatchChunk.objects.filter(job=job).first()
     assert chunk is not None
-    assert services.run_chunk(chunk.pk) == 20
+    assert running.run_chunk(chunk.pk) == 20
     BatchChunk.objects.filter(pk=chunk.pk).update(state=BatchChunk.State.RUNNING)  # resent
-    assert services.run_chunk(chunk.pk) == 0
+    assert running.run_chunk(chunk.pk) == 0
     _run_all(job)
     job.refresh_from_db()
     assert job.status == BatchJob.Status.DONE and job.finished_at is not None
@@ -89,7 +89,7 @@ def test_a_chunk_run_twice_writes_each_line_once(fake_engine: GroundingEngine) -
 def test_a_line_written_by_another_run_meanwhile_is_skipped(
     fake_engine: GroundingEngine,
 ) -> None:
-    job = services.create_job(jsonl(3), send=False)
+    job = intake.create_job(jsonl(3), send=False)
     chunk = BatchChunk.objects.get(job=job)
     seen: list[str] = []
 
@@ -99,69 +99,69 @@ def test_a_line_written_by_another_run_meanwhile_is_skipped(
             BatchLine.objects.filter(job=job, number=2).update(state="done", worker="other")
         return fake_engine.check(request)
 
-    assert services.run_chunk(chunk.pk, run=run) == 2
+    assert running.run_chunk(chunk.pk, run=run) == 2
     assert len(seen) == 2
     assert BatchLine.objects.get(job=job, number=2).worker == "other"
 
 
 def test_cancel_stops_a_running_chunk_at_the_next_line(fake_engine: GroundingEngine) -> None:
-    job = services.create_job(jsonl(10), send=False)
+    job = intake.create_job(jsonl(10), send=False)
     chunk = BatchChunk.objects.get(job=job)
     checked: list[str] = []
 
     def run(request: CheckRequest) -> CheckResponse:
         checked.append(request.answer)
         if len(checked) == 3:
-            assert services.cancel(job)
+            assert running.cancel(job)
         return fake_engine.check(request)
 
-    assert services.run_chunk(chunk.pk, run=run) == 3
+    assert running.run_chunk(chunk.pk, run=run) == 3
     job.refresh_from_db()
     assert job.status == BatchJob.Status.CANCELLED
     assert BatchLine.objects.filter(job=job, state="pending").count() == 7
-    assert services.run_chunk(chunk.pk, run=run) == 0  # a resent chunk does nothing
-    assert not services.cancel(job)  # only once
+    assert running.run_chunk(chunk.pk, run=run) == 0  # a resent chunk does nothing
+    assert not running.cancel(job)  # only once
 
 
 def test_the_sweeper_resends_what_a_dead_worker_held(sent: list[int]) -> None:
-    job = services.create_job(jsonl(60), send=False)
+    job = intake.create_job(jsonl(60), send=False)
     first, second, third = BatchChunk.objects.filter(job=job).order_by("first")
     past, future = timezone.now() - timedelta(seconds=1), timezone.now() + timedelta(hours=1)
     BatchChunk.objects.filter(pk=first.pk).update(state="running", lease_until=past)
     BatchChunk.objects.filter(pk=second.pk).update(state="running", lease_until=future)
     BatchChunk.objects.filter(pk=third.pk).update(lease_until=past)  # queued long ago
     # The second chunk is alive, so the queued one is only waiting its turn.
-    assert services.requeue_stalled() == [first.pk]
-    assert services.requeue_stalled() == []  # its lease was renewed with the resend
+    assert running.requeue_stalled() == [first.pk]
+    assert running.requeue_stalled() == []  # its lease was renewed with the resend
     BatchChunk.objects.filter(pk=second.pk).update(state="done")
     # The second chunk has just finished: its worker is about to take the next one.
-    assert services.requeue_stalled() == []
+    assert running.requeue_stalled() == []
     BatchChunk.objects.filter(pk=second.pk).update(lease_until=past)
     # Nobody has written a line for a lease period, yet work waits: the queued chunk's
     # message was lost.
-    assert services.requeue_stalled() == [third.pk]
+    assert running.requeue_stalled() == [third.pk]
     assert sent == [first.pk, third.pk]
     first.refresh_from_db()
     assert (first.state, first.sends) == ("queued", 1)
 
 
 def test_the_sweeper_leaves_finished_and_cancelled_jobs_alone(sent: list[int]) -> None:
-    job = services.create_job(jsonl(5), send=False)
+    job = intake.create_job(jsonl(5), send=False)
     BatchChunk.objects.filter(job=job).update(
         state="running", lease_until=timezone.now() - timedelta(seconds=1)
     )
-    services.cancel(job)
-    assert services.requeue_stalled() == []
+    running.cancel(job)
+    assert running.requeue_stalled() == []
 
 
 def test_progress_rate_and_eta(fake_engine: GroundingEngine, settings: Any) -> None:
     settings.BATCH_CHUNK_LINES = 10
-    job = services.create_job(jsonl(20, bad=(20,)), send=False)
+    job = intake.create_job(jsonl(20, bad=(20,)), send=False)
     start = timezone.now() - timedelta(seconds=10)
-    services.run_chunk(BatchChunk.objects.filter(job=job).order_by("first")[0].pk)
+    running.run_chunk(BatchChunk.objects.filter(job=job).order_by("first")[0].pk)
     BatchJob.objects.filter(pk=job.pk).update(started_at=start)
     job.refresh_from_db()
-    progress = services.progress(job)
+    progress = results.progress(job)
     assert (progress.done, progress.failed, progress.pending) == (10, 1, 9)
     assert progress.rate is not None and 0.9 < progress.rate <= 1.0
     assert progress.eta_seconds is not None and 8 < progress.eta_seconds < 10
@@ -170,31 +170,31 @@ def test_progress_rate_and_eta(fake_engine: GroundingEngine, settings: Any) -> N
 
 
 def test_results_figures(fake_engine: GroundingEngine) -> None:
-    job = services.create_job(jsonl(30, bad=(1,)), send=False)
+    job = intake.create_job(jsonl(30, bad=(1,)), send=False)
     _run_all(job)
-    histogram = services.score_histogram(job)
+    histogram = results.score_histogram(job)
     assert sum(histogram) == 29
-    assert services.group_keys(job) == ["format", "source"]
-    groups = {g.value: g for g in services.unsupported_by(job, "source")}
+    assert results.group_keys(job) == ["format", "source"]
+    groups = {g.value: g for g in results.unsupported_by(job, "source")}
     assert set(groups) == {"news", "wiki"}
     assert groups["news"].lines + groups["wiki"].lines == 29
     assert groups["news"].unsupported + groups["wiki"].unsupported == 6  # 5, 10, …, 30
-    worst = services.worst_lines(job, limit=6)
+    worst = results.worst_lines(job, limit=6)
     assert {line.number for line in worst} == {5, 10, 15, 20, 25, 30}
-    assert [line.number for line in services.failed_lines(job)] == [1]
+    assert [line.number for line in results.failed_lines(job)] == [1]
 
 
 def test_a_review_is_saved_on_first_demand_only(
     fake_engine: GroundingEngine, make_user: Any
 ) -> None:
     user = make_user("reviewer")
-    job = services.create_job(jsonl(2), send=False)
+    job = intake.create_job(jsonl(2), send=False)
     _run_all(job)
     assert Review.objects.count() == 0
     line = BatchLine.objects.select_related("job").get(job=job, number=2)
-    review = services.review_for(user, line)
+    review = line_reviews.review_for(user, line)
     line.refresh_from_db()
-    assert services.review_for(user, line) == review
+    assert line_reviews.review_for(user, line) == review
     assert Review.objects.count() == 1
     assert review.answer == line.answer and review.engine_checked
     assert review.citation_threshold == job.citation_threshold
@@ -212,13 +212,13 @@ def test_a_source_policy_counts_cited_excluded_sources_and_goes_to_the_review(
         line = json.loads(grounding_line(n + 1))
         line["facts"][0]["attributes"] = {"domain": domain}
         lines.append(json.dumps(line))
-    job = services.create_job("\n".join(lines).encode(), source_policy=policy, send=False)
+    job = intake.create_job("\n".join(lines).encode(), source_policy=policy, send=False)
     _run_all(job)
     cited = dict(BatchLine.objects.filter(job=job).values_list("number", "excluded_cited"))
     assert cited == {1: 1, 2: 1, 3: 0}
-    assert services.excluded_answers(job) == 2
+    assert results.excluded_answers(job) == 2
     line = BatchLine.objects.select_related("job__source_policy").get(job=job, number=1)
-    review = services.review_for(make_user("reviewer"), line)
+    review = line_reviews.review_for(make_user("reviewer"), line)
     assert review_policy(review) == policy
 
 
@@ -239,10 +239,10 @@ MIXED_METADATA = [
 def test_lines_with_different_metadata_offer_every_key(fake_engine: GroundingEngine) -> None:
     """Issue 25 item 11: a line with `meta` after one without, and two formats in one
     file, made the group-by choice (and so the results page) fail."""
-    job = services.create_job("\n".join(MIXED_METADATA).encode(), send=False)
+    job = intake.create_job("\n".join(MIXED_METADATA).encode(), send=False)
     _run_all(job)
-    assert services.group_keys(job) == ["format", "model", "source", "team"]
-    groups = {g.value: g.lines for g in services.unsupported_by(job, "model")}
+    assert results.group_keys(job) == ["format", "model", "source", "team"]
+    groups = {g.value: g.lines for g in results.unsupported_by(job, "model")}
     assert groups == {"(none)": 2, "m1": 1}
 
 
@@ -250,13 +250,13 @@ def test_lines_with_different_metadata_offer_every_key(fake_engine: GroundingEng
 def test_the_results_page_shows_lines_with_different_metadata(
     fake_engine: GroundingEngine, make_user: Any, by: str
 ) -> None:
-    job = services.create_job("\n".join(MIXED_METADATA).encode(), send=False)
+    job = intake.create_job("\n".join(MIXED_METADATA).encode(), send=False)
     _run_all(job)
     client = Client()
     client.force_login(make_user("reviewer"))
     response = client.get(job.get_absolute_url(), {"by": by} if by else {})
     assert response.status_code == 200
-    assert services.progress(job).done == 3
+    assert results.progress(job).done == 3
 
 
 @pytest.mark.parametrize(
@@ -275,7 +275,7 @@ def test_a_line_holding_an_unstorable_string_fails_alone(
     """Issue 25 item 16: an escaped U+0000 (or a lone surrogate) is refused on its own
     line, not sent to PostgreSQL, which cannot store it and lost the whole upload."""
     data = "\n".join([grounding_line(1), line, grounding_line(3)]).encode()
-    job = services.create_job(data, send=False)
+    job = intake.create_job(data, send=False)
     _run_all(job)
     states = dict(BatchLine.objects.filter(job=job).values_list("number", "state"))
     assert states == {1: "done", 2: "failed", 3: "done"}
@@ -290,7 +290,7 @@ def test_a_line_with_a_warning_is_checked_and_keeps_the_warning(
     """Issue 25 item 6: a Gemini line whose offsets fall outside its text is checked (our
     engine reads the answer itself) and says what was wrong, in exports and the API."""
     data = f"{grounding_line(1)}\n{gemini_with_bad_offsets()}".encode()
-    job = services.create_job(data, send=False)
+    job = intake.create_job(data, send=False)
     _run_all(job)
     line = BatchLine.objects.get(job=job, number=2)
     assert line.state == BatchLine.State.DONE

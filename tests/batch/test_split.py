@@ -14,7 +14,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import queueing, services
+from grounding_app.batch import intake, queueing, running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine, BatchUpload
 from tests.batch.conftest import jsonl
 
@@ -28,11 +28,11 @@ def inline_up_to_five() -> Any:
 
 
 def test_a_large_upload_is_stored_and_split_later() -> None:
-    job = services.receive_job(jsonl(10, bad=(3,)), name="big.jsonl")
+    job = intake.receive_job(jsonl(10, bad=(3,)), name="big.jsonl")
     assert (job.status, job.total) == (BatchJob.Status.SPLITTING, 10)
     assert not BatchLine.objects.filter(job=job).exists()
     assert BatchUpload.objects.filter(job=job).exists()
-    assert services.split_job(job.pk, send=False) is True
+    assert intake.split_job(job.pk, send=False) is True
     job.refresh_from_db()
     assert (job.status, job.total) == (BatchJob.Status.QUEUED, 10)
     assert BatchLine.objects.filter(job=job).count() == 10
@@ -43,43 +43,43 @@ def test_a_large_upload_is_stored_and_split_later() -> None:
         (10, 10),
     ]
     assert not BatchUpload.objects.exists()
-    assert services.split_job(job.pk, send=False) is False  # split twice: once
+    assert intake.split_job(job.pk, send=False) is False  # split twice: once
     assert BatchChunk.objects.filter(job=job).count() == 3
 
 
 def test_a_small_upload_is_split_in_the_request() -> None:
-    job = services.receive_job(jsonl(5))
+    job = intake.receive_job(jsonl(5))
     assert job.status == BatchJob.Status.QUEUED and BatchLine.objects.filter(job=job).count() == 5
 
 
 def test_a_split_run_again_mid_way_keeps_the_lines_it_finds() -> None:
-    job = services.receive_job(jsonl(10))
+    job = intake.receive_job(jsonl(10))
     BatchLine.objects.create(job=job, number=1, raw="kept")  # a first split died here
-    assert services.split_job(job.pk, send=False)
+    assert intake.split_job(job.pk, send=False)
     assert BatchLine.objects.filter(job=job).count() == 10
     assert BatchLine.objects.get(job=job, number=1).raw == "kept"
 
 
 def test_a_job_cancelled_while_splitting_stays_cancelled() -> None:
-    job = services.receive_job(jsonl(10))
-    assert services.cancel(job)
-    assert services.split_job(job.pk, send=False) is False
+    job = intake.receive_job(jsonl(10))
+    assert running.cancel(job)
+    assert intake.split_job(job.pk, send=False) is False
     job.refresh_from_db()
     assert job.status == BatchJob.Status.CANCELLED and not BatchChunk.objects.exists()
     assert not BatchUpload.objects.exists()
 
 
 def test_the_sweeper_splits_what_waits_too_long() -> None:
-    job = services.receive_job(jsonl(10))
-    assert services.split_waiting(timedelta(seconds=60)) == []
+    job = intake.receive_job(jsonl(10))
+    assert intake.split_waiting(timedelta(seconds=60)) == []
     BatchJob.objects.filter(pk=job.pk).update(created_at=timezone.now() - timedelta(minutes=5))
-    assert services.split_waiting(timedelta(seconds=60)) == [job.pk]
+    assert intake.split_waiting(timedelta(seconds=60)) == [job.pk]
     assert BatchLine.objects.filter(job=job).count() == 10
 
 
 def test_a_splitting_job_counts_its_lines_as_waiting() -> None:
     api_key, _ = ApiKey.issue("quota")
-    services.receive_job(jsonl(10), api_key=api_key)
+    intake.receive_job(jsonl(10), api_key=api_key)
     assert queueing.waiting_lines(api_key=api_key) == 10
 
 

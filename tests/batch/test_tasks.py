@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from grounding_app.batch import services, tasks
+from grounding_app.batch import intake, messages, tasks
 from grounding_app.batch.models import BatchChunk
 from grounding_app.celery import app
 from tests.batch.conftest import jsonl
@@ -30,9 +30,9 @@ def test_send_queues_one_message_per_chunk_and_prune_drops_consumed_ones(
     embedded: Path, settings: Any
 ) -> None:
     settings.BATCH_CHUNK_LINES = 1
-    job = services.create_job(jsonl(3), send=False)
+    job = intake.create_job(jsonl(3), send=False)
     ids = list(BatchChunk.objects.filter(job=job).values_list("pk", flat=True))
-    tasks.send(ids)
+    messages.send(ids)
     assert set(BatchChunk.objects.values_list("sends", flat=True)) == {1}  # marked sent
     with sqlite3.connect(embedded) as db:
         queue = db.execute("SELECT name FROM kombu_queue").fetchone()[0]

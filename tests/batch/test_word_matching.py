@@ -12,7 +12,7 @@ import pytest
 from django.apps import apps
 from django.test import Client
 
-from grounding_app.batch import services
+from grounding_app.batch import intake, results, running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import GroundingEngine
 
@@ -34,9 +34,9 @@ def line(n: int, fact_and_claim: tuple[str, str]) -> str:
 
 def run_job(*lines: tuple[str, str]) -> BatchJob:
     data = "\n".join(line(n, pair) for n, pair in enumerate(lines, start=1)) + "\n"
-    job = services.create_job(data.encode(), name="mixed.jsonl", send=False)
+    job = intake.create_job(data.encode(), name="mixed.jsonl", send=False)
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
     job.refresh_from_db()
     return job
 
@@ -69,7 +69,7 @@ def test_each_line_keeps_its_claims_judges_and_languages(mixed_job: BatchJob) ->
 
 
 def test_the_counts_per_judge_and_language(mixed_job: BatchJob) -> None:
-    counts, matched = services.judge_counts(mixed_job)
+    counts, matched = results.judge_counts(mixed_job)
     assert [c.text for c in counts] == [
         "Feature judge: 3 claims (English 3)",
         "Word matching: 5 claims (Hebrew 4, Chinese 1)",
@@ -133,7 +133,7 @@ def test_lines_checked_before_count_as_none_and_still_render(
         segment.pop("language"), segment.pop("checked_by")
     BatchLine.objects.filter(pk=old.pk).update(result=result, judged_by={})
     BatchLine.objects.filter(job=mixed_job, number=5).update(judged_by={})
-    counts, _ = services.judge_counts(mixed_job)
+    counts, _ = results.judge_counts(mixed_job)
     assert counts[-1].text == "Word matching: 1 claim (Chinese 1)"
     page = reviewer.get(mixed_job.get_absolute_url())
     assert page.status_code == 200
@@ -142,5 +142,5 @@ def test_lines_checked_before_count_as_none_and_still_render(
     migration.count_stored(apps, None)
     judged = dict(BatchLine.objects.filter(job=mixed_job).values_list("number", "judged_by"))
     assert judged[2] == {} and judged[5] == {"word_matching": {"he": 2}}
-    counts, _ = services.judge_counts(mixed_job)
+    counts, _ = results.judge_counts(mixed_job)
     assert counts[-1].text == "Word matching: 3 claims (Hebrew 2, Chinese 1)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grounding_app.batch import services
+from grounding_app.batch import intake
 from grounding_app.batch.models import BatchJob, BatchLine
 from tests.batch.conftest import Workers, jsonl, wait_for
 
@@ -24,7 +24,7 @@ def _finished(job: BatchJob) -> int:
 
 def test_a_killed_worker_loses_nothing_and_repeats_nothing(workers: Workers) -> None:
     first = workers.start()
-    job = services.create_job(jsonl(200, slow=True), name="killed.jsonl")
+    job = intake.create_job(jsonl(200, slow=True), name="killed.jsonl")
     wait_for(lambda: _finished(job) >= 40, 60, "the first worker to check 40 lines")
     workers.kill(first)
     assert _finished(job) < 200, "the job finished before the kill; slow the fake engine down"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from grounding_app.batch import queueing, services
+from grounding_app.batch import intake, queueing, running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from tests.batch.conftest import Workers, jsonl, wait_for
 
@@ -24,7 +24,7 @@ def _finished(job: BatchJob) -> int:
 
 
 def test_a_job_of_200_lines_runs_through_a_worker(shared_workers: Workers) -> None:
-    job = services.create_job(jsonl(200, bad=(17,)), name="two-hundred.jsonl")
+    job = intake.create_job(jsonl(200, bad=(17,)), name="two-hundred.jsonl")
     wait_for(lambda: _status(job) == BatchJob.Status.DONE, 120, "the job to finish")
     lines = BatchLine.objects.filter(job=job)
     assert lines.count() == 200
@@ -42,7 +42,7 @@ def test_a_job_of_200_lines_runs_through_a_worker(shared_workers: Workers) -> No
 def test_a_large_upload_is_split_and_run_by_a_worker(shared_workers: Workers, settings) -> None:
     """Issue 32, item 9: the upload is stored, a worker splits it and checks its lines."""
     settings.BATCH_SPLIT_INLINE_LINES = 50
-    job = services.receive_job(jsonl(120, bad=(7,)), name="split.jsonl")
+    job = intake.receive_job(jsonl(120, bad=(7,)), name="split.jsonl")
     assert job.status == BatchJob.Status.SPLITTING
     wait_for(lambda: _status(job) == BatchJob.Status.DONE, 120, "the job to finish")
     lines = BatchLine.objects.filter(job=job)
@@ -50,9 +50,9 @@ def test_a_large_upload_is_split_and_run_by_a_worker(shared_workers: Workers, se
 
 
 def test_a_cancelled_job_stops(shared_workers: Workers) -> None:
-    job = services.create_job(jsonl(200, slow=True), name="cancel.jsonl")
+    job = intake.create_job(jsonl(200, slow=True), name="cancel.jsonl")
     wait_for(lambda: _finished(job) >= 10, 60, "some lines to be checked")
-    assert services.cancel(job)
+    assert running.cancel(job)
     time.sleep(1.0)  # the line in flight is written; nothing after it
     stopped = _finished(job)
     time.sleep(1.0)
@@ -67,11 +67,11 @@ def test_a_cancelled_job_does_not_hold_up_the_next(workers: Workers, settings) -
     workers.env["FAKE_POOL"] = "prefork"
     workers.start()
     settings.BATCH_CHUNK_LINES = 1  # one broker message per line: 300 of them
-    big = services.create_job(jsonl(300, slow=True), name="big.jsonl")
+    big = intake.create_job(jsonl(300, slow=True), name="big.jsonl")
     wait_for(lambda: _finished(big) >= 2, 60, "the big job to start")
-    assert services.cancel(big)
+    assert running.cancel(big)
     started = time.monotonic()
-    small = services.create_job(jsonl(1), name="one.jsonl")
+    small = intake.create_job(jsonl(1), name="one.jsonl")
     wait_for(lambda: _status(small) == BatchJob.Status.DONE, 15, "the one-line job")
     assert time.monotonic() - started < 15
     assert _finished(big) < 300

@@ -10,7 +10,8 @@ from typing import Any
 from grounding_app.annotations.allocation import next_assignment
 from grounding_app.annotations.items import create_project, import_jsonl
 from grounding_app.annotations.labels import ClaimState, submit
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import intake as batch_intake
+from grounding_app.batch import running as batch_running
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.policies.services import attach_to_review
@@ -199,13 +200,13 @@ def seed(user: Any, engine: GroundingEngine) -> dict[str, str]:
             )
     assignment = next_assignment(project, user)
     assert assignment is not None
-    job = batch_services.create_job(
+    job = batch_intake.create_job(
         ("\n".join(_batch_line(n) for n in range(1, 31)) + "\n{bad\n").encode(),
         name="support-log-2026-11-29-with-a-long-file-name.jsonl",
         send=False,
     )
     for chunk in job.chunks.all():
-        batch_services.run_chunk(chunk.pk, run=engine.check, worker="test")
+        batch_running.run_chunk(chunk.pk, run=engine.check, worker="test")
     return {
         "home": "/",
         "new review": "/reviews/new/",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from grounding_app.batch import services
+from grounding_app.batch import intake, running
 from grounding_app.batch.models import BatchChunk, BatchJob
 from grounding_app.engine import CheckRequest, CheckResponse, GroundingEngine
 from tests.browser.conftest import Session
@@ -41,7 +41,7 @@ def _line(n: int) -> str:
 
 def _job(count: int) -> BatchJob:
     data = "\n".join(_line(n) for n in range(1, count + 1)) + "\n{truncated line\n"
-    return services.create_job(data.encode(), name="support-log-2026-11-29.jsonl", send=False)
+    return intake.create_job(data.encode(), name="support-log-2026-11-29.jsonl", send=False)
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def checking(fake_engine: GroundingEngine) -> Iterator[Callable[[BatchJob, float
         def work() -> None:
             try:
                 for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-                    services.run_chunk(chunk_id, run=run, worker="browser-test")
+                    running.run_chunk(chunk_id, run=run, worker="browser-test")
             finally:
                 connection.close()
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import intake as batch_intake
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.policies.models import SourcePolicy
 from grounding_app.reviews import services as review_services
@@ -98,7 +98,7 @@ def test_the_batch_form_shows_whole_policy_names_and_cancel_asks_first(
         session.goto("/batch/")
         widest, inner = page.locator("#id_source_policy").evaluate(OPTION_FITS)
         assert widest + 16 <= inner, (width, widest, inner)  # room for the arrow too
-    job = batch_services.create_job(
+    job = batch_intake.create_job(
         b'{"claim": "x", "facts": []}\n', user=session.user, send=False
     )  # the owner is offered Cancel (the ownership rule, issue 32)
     session.goto(job.get_absolute_url())

@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 from grounding_app.annotations.allocation import next_assignment
 from grounding_app.annotations.items import create_project, send_review
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import intake as batch_intake
+from grounding_app.batch import running as batch_running
 from grounding_app.batch.models import BatchChunk
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.reviews import services as review_services
@@ -140,10 +141,10 @@ def test_a_running_jobs_figures_follow_its_progress(
 ) -> None:
     session = open_session()
     page = session.page
-    job = batch_services.create_job(jsonl(40), send=False)
+    job = batch_intake.create_job(jsonl(40), send=False)
     session.goto(job.get_absolute_url())
     expect(page.locator("#worst")).to_contain_text("No checked answers yet")
-    batch_services.run_chunk(BatchChunk.objects.filter(job=job).order_by("pk")[0].pk)
+    batch_running.run_chunk(BatchChunk.objects.filter(job=job).order_by("pk")[0].pk)
     # The next poll brings the figures of the 20 lines checked: no reload, no contradiction.
     expect(page.locator("#worst").get_by_role("button", name="Open review").first).to_be_visible()
     expect(page.locator("#rates")).not_to_contain_text("No checked answers yet")
@@ -164,8 +165,8 @@ def test_round4_screenshots(
     session = open_session(role="superuser", name="sasha")
     pages = seed(session.user, fake_engine)
     ApiKey.issue("OpenTelemetry traces")  # the Connect page then offers a test trace
-    running = batch_services.create_job(jsonl(40), name="running-job.jsonl", send=False)
-    batch_services.run_chunk(BatchChunk.objects.filter(job=running).order_by("pk")[0].pk)
+    running = batch_intake.create_job(jsonl(40), name="running-job.jsonl", send=False)
+    batch_running.run_chunk(BatchChunk.objects.filter(job=running).order_by("pk")[0].pk)
     labeled = create_project(session.user, name="Markdown answers", annotators=[session.user])
     review = review_services.check_and_save(session.user, CheckRequest(MARKDOWN, (Fact(FACT),)))
     send_review(labeled, review)

@@ -12,7 +12,7 @@ from django.test import Client, override_settings
 
 from grounding_app.active_verifier.checker import Checker, serving
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services
+from grounding_app.batch import running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import GroundingEngine
 from tests.batch.conftest import jsonl
@@ -88,7 +88,7 @@ def test_a_batch_job_counts_the_judges_work_on_its_lines(
             headers={"x-goog-api-key": key},
         ).json()
         assert "llmJudge" not in created
-        services.run_chunk(BatchChunk.objects.get().pk)
+        running.run_chunk(BatchChunk.objects.get().pk)
     assert len(server.requests) == 3
     job = BatchJob.objects.get()
     assert (job.llm_judge_claims, job.llm_judge_calls, job.llm_judge_failures) == (3, 3, 1)
@@ -129,7 +129,7 @@ def test_a_deep_reply_falls_back_on_the_api_and_on_batch_lines(
             content_type="application/x-ndjson",
             headers={"x-goog-api-key": key},
         )
-        services.run_chunk(BatchChunk.objects.get().pk)
+        running.run_chunk(BatchChunk.objects.get().pk)
     job = BatchJob.objects.get()
     assert (job.llm_judge_calls, job.llm_judge_failures) == (2, 2)
     assert set(BatchLine.objects.values_list("state", flat=True)) == {BatchLine.State.DONE}

@@ -13,7 +13,8 @@ from django.urls import reverse
 
 from grounding_app.annotations.items import create_project, import_jsonl
 from grounding_app.annotations.models import ImportJob, ItemClaim, LabelingProject
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import intake as batch_intake
+from grounding_app.batch import running as batch_running
 from grounding_app.batch.models import BatchChunk, BatchJob
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
 from grounding_app.monitoring.models import AlertRule
@@ -99,9 +100,9 @@ def world(fake_engine: GroundingEngine, make_user: Callable[..., Any]) -> World:
     policy = SourcePolicy.objects.create(
         name="Blocked", excluded_domains=["example.com"], created_by=lead
     )
-    job = batch_services.create_job(jsonl(3, bad=(2,)), name="log.jsonl", user=lead, send=False)
+    job = batch_intake.create_job(jsonl(3, bad=(2,)), name="log.jsonl", user=lead, send=False)
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        batch_services.run_chunk(chunk_id)
+        batch_running.run_chunk(chunk_id)
     job.refresh_from_db()
     import_job = ImportJob.objects.create(project=project, kind=ImportJob.Kind.ITEMS)
     admin = make_user("admin", "adam")

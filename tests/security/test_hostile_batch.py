@@ -21,7 +21,7 @@ from django.urls import reverse
 from grounding_app.annotations.allocation import next_assignment
 from grounding_app.annotations.items import create_project
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services
+from grounding_app.batch import running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import GroundingEngine
 from tests.batch.conftest import grounding_line
@@ -137,7 +137,7 @@ def _runs_and_shows(page: Client, job: BatchJob) -> None:
     """Every line is checked or failed with a reason; the results page and the
     downloads still answer."""
     for chunk_id in BatchChunk.objects.filter(job=job).values_list("pk", flat=True):
-        services.run_chunk(chunk_id)
+        running.run_chunk(chunk_id)
     for line in BatchLine.objects.filter(job=job):
         assert line.state in (BatchLine.State.DONE, BatchLine.State.FAILED), line.number
         if line.state == BatchLine.State.FAILED:

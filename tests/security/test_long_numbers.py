@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import running as batch_running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import GroundingEngine
 from grounding_app.reviews.models import Review
@@ -148,7 +148,7 @@ def test_a_ragas_row_with_a_long_number_fails_alone(
     )
     assert response.status_code < 300
     for chunk in BatchChunk.objects.values_list("pk", flat=True):
-        batch_services.run_chunk(chunk)
+        batch_running.run_chunk(chunk)
     lines = {line.number: line for line in BatchLine.objects.all()}  # CSV line numbers
     assert lines[2].state == BatchLine.State.DONE
     assert lines[3].state == BatchLine.State.FAILED and "not a list" in lines[3].error

@@ -33,7 +33,7 @@ from opentelemetry.sdk.trace.export import (
     SpanExportResult,
 )
 
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import running as batch_running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.traces import services
 from grounding_app.traces.models import TraceSource
@@ -71,7 +71,7 @@ def run_rag(provider: TracerProvider, numbers: range, convention: str) -> None:
 def check_all() -> None:
     services.sweep(send=False)
     for chunk in BatchChunk.objects.filter(state=BatchChunk.State.QUEUED).order_by("pk"):
-        batch_services.run_chunk(chunk.pk)
+        batch_running.run_chunk(chunk.pk)
 
 
 def assert_checked_with_citations(service: str, answers: int) -> BatchJob:

@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import running as batch_running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.traces import services
 from grounding_app.traces.assemble import NO_ANSWER
@@ -47,7 +47,7 @@ def status_of(response: Any) -> status_pb2.Status:
 
 def run_all_chunks() -> None:
     for chunk in BatchChunk.objects.filter(state=BatchChunk.State.QUEUED).order_by("pk"):
-        batch_services.run_chunk(chunk.pk)
+        batch_running.run_chunk(chunk.pk)
 
 
 @pytest.mark.parametrize("content_type", [PROTOBUF, JSON])
@@ -294,7 +294,7 @@ def test_a_cancelled_rolling_job_is_replaced(post_export: Any) -> None:
     post_export(encode(record([0], OPENLLMETRY)))
     services.assemble_due(send=False)
     first = BatchJob.objects.get()
-    batch_services.cancel(first)
+    batch_running.cancel(first)
     post_export(encode(record([1], OPENLLMETRY)))
     services.assemble_due(send=False)
     source = TraceSource.objects.get()

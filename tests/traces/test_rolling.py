@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from grounding_app.batch import rolling, services
+from grounding_app.batch import rolling, running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ def test_appended_lines_are_numbered_on_and_bad_ones_fail_with_their_reason(
     bad = BatchLine.objects.get(job=job, number=2)
     assert bad.state == BatchLine.State.FAILED and bad.error.startswith("line 2")
     for chunk in BatchChunk.objects.filter(job=job):
-        services.run_chunk(chunk.pk)
+        running.run_chunk(chunk.pk)
     job.refresh_from_db()
     assert job.status == BatchJob.Status.DONE
     assert list(BatchLine.objects.filter(job=job).values_list("state", flat=True)) == [
@@ -41,7 +41,7 @@ def test_appended_lines_are_numbered_on_and_bad_ones_fail_with_their_reason(
 def test_a_cancelled_job_takes_no_lines() -> None:
     job = rolling.create(name="rolling")
     rolling.append(job, [GOOD], send=False)
-    services.cancel(job)
+    running.cancel(job)
     with pytest.raises(rolling.JobClosed):
         rolling.append(job, [GOOD], send=False)
     assert BatchLine.objects.filter(job=job).count() == 1

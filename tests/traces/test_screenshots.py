@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import running as batch_running
 from grounding_app.batch.models import BatchChunk
 from grounding_app.traces import services
 from grounding_app.traces.models import TraceSource
@@ -85,7 +85,7 @@ def test_a_source_fed_by_traces(
     provider.shutdown()
     services.assemble_due(now=timezone.now() + timedelta(seconds=11), send=False)
     for chunk in BatchChunk.objects.filter(state=BatchChunk.State.QUEUED):
-        batch_services.run_chunk(chunk.pk)
+        batch_running.run_chunk(chunk.pk)
     source = TraceSource.objects.get()
     session = open_session()
     session.goto(source.get_absolute_url())

@@ -19,7 +19,9 @@ from grounding_app.active_verifier import services as active_verifier
 from grounding_app.active_verifier.checker import FOLLOW_SECONDS
 from grounding_app.active_verifier.models import ActiveVerifier, VerifierSwitch
 from grounding_app.api.models import ApiKey
-from grounding_app.batch import services as batch_services
+from grounding_app.batch import intake as batch_intake
+from grounding_app.batch import line_reviews as batch_line_reviews
+from grounding_app.batch import running as batch_running
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.engine import VERIFIER_DIR, CrossEncoderJudge
 from grounding_app.reviews.models import Review
@@ -131,9 +133,9 @@ def test_batch_lines_and_their_job_name_the_verifier(
         for n in range(2)
     )
     key, secret = ApiKey.issue("batch")
-    job = batch_services.create_job(data.encode(), name="two.jsonl", api_key=key, send=False)
+    job = batch_intake.create_job(data.encode(), name="two.jsonl", api_key=key, send=False)
     for chunk in BatchChunk.objects.filter(job=job):
-        batch_services.run_chunk(chunk.pk)
+        batch_running.run_chunk(chunk.pk)
     job = BatchJob.objects.get(pk=job.pk)
     expected = vid(verifiers["nli"])
     assert job.verifier == expected
@@ -145,7 +147,7 @@ def test_batch_lines_and_their_job_name_the_verifier(
     exported = admin_client.get(f"/batch/{job.public_id}/results.jsonl")
     lines = [json.loads(x) for x in b"".join(exported.streaming_content).splitlines()]
     assert [x["verifier"] for x in lines] == [expected, expected]
-    review = batch_services.review_for(None, BatchLine.objects.filter(job=job).first())
+    review = batch_line_reviews.review_for(None, BatchLine.objects.filter(job=job).first())
     assert review.verifier == expected
 
 

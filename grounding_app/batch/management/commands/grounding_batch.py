@@ -21,7 +21,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from tqdm import tqdm
 
-from grounding_app.batch import exports, queueing, services
+from grounding_app.batch import exports, intake, queueing, results, running
 from grounding_app.batch.models import BatchChunk, BatchJob
 from grounding_app.engine import DEFAULT_CITATION_THRESHOLD
 from grounding_app.policies.models import SourcePolicy
@@ -51,7 +51,7 @@ class Command(BaseCommand):
         try:
             data = options["input"].read_bytes()
             with transaction.atomic():
-                job = services.create_job(
+                job = intake.create_job(
                     data,
                     name=options["input"].name,
                     citation_threshold=options["threshold"],
@@ -60,32 +60,32 @@ class Command(BaseCommand):
                 )
                 if options["local"]:  # no worker's message may take its chunks
                     BatchJob.objects.filter(pk=job.pk).update(local=True)
-        except (OSError, services.BatchInputError) as exc:
+        except (OSError, intake.BatchInputError) as exc:
             raise CommandError(str(exc)) from exc
         # Information, not an error: Django would print stderr in red.
         self.stderr.write(f"Job {job.public_id}: {job.total} lines", style_func=_plain)
         try:
             self._follow(job, options["local"], options["poll"])
         except KeyboardInterrupt:
-            services.cancel(job)
+            running.cancel(job)
             self.stderr.write("Cancelled; the lines checked so far are written.", _plain)
         job.refresh_from_db()
         with options["output"].open("w", encoding="utf-8") as out:
             out.writelines(exports.jsonl_lines(job))
-        progress = services.progress(job)
+        progress = results.progress(job)
         rate = f", {progress.rate:.2f} lines/s" if progress.rate else ""
         self.stdout.write(
             f"{progress.done} checked, {progress.failed} failed, {progress.pending} not checked"
             f"{rate}: {options['output']}"
         )
-        for line in services.failed_lines(job, limit=10):
+        for line in results.failed_lines(job, limit=10):
             self.stderr.write(f"  {line.error}")
 
     def _follow(self, job: BatchJob, local: bool, poll: float) -> None:
         with tqdm(total=job.total, unit="line", file=self.stderr._out) as bar:
 
-            def update() -> services.Progress:
-                progress = services.progress(job)
+            def update() -> results.Progress:
+                progress = results.progress(job)
                 bar.n = progress.finished
                 bar.set_postfix(failed=progress.failed, refresh=False)
                 bar.refresh()
@@ -104,7 +104,7 @@ class Command(BaseCommand):
                 if local:
                     chunks = BatchChunk.objects.filter(job=job).exclude(state=BatchChunk.State.DONE)
                     for chunk_id in chunks.order_by("first").values_list("pk", flat=True):
-                        services.run_chunk(chunk_id)
+                        running.run_chunk(chunk_id)
                         update()
                     return
                 time.sleep(poll)
