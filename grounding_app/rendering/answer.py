@@ -63,7 +63,7 @@ from grounding_app.formats.grounded import (
     Source,
 )
 from grounding_app.rendering import llm_notes
-from grounding_app.rendering.bidi import dir_attribute, text_direction
+from grounding_app.rendering.bidi import base_direction, dir_attribute
 from grounding_app.rendering.languages import JudgeInfo, mark_text, summary
 from grounding_app.rendering.links import link_html, safe_href
 from grounding_app.rendering.markdown import (
@@ -608,11 +608,26 @@ def _verdict_counts(claims: Sequence[ClaimView]) -> dict[str, int]:
     return counts
 
 
+def prose_direction(text: str, tokens: list[Token] | None = None) -> str:
+    """A whole answer's direction, by the words of its prose (`bidi.base_direction`):
+    code blocks and code spans left out, as a Hebrew answer may quote more English code
+    than it has words; "" where no word decides. `tokens`: `block_tokens(text)`."""
+    prose = [
+        child.content
+        for token in (block_tokens(text) if tokens is None else tokens)
+        if token.type == "inline"
+        for child in token.children or ()
+        if child.type == "text"
+    ]
+    return base_direction(" ".join(prose)) or base_direction(text)
+
+
 @dataclass(frozen=True)
 class _PartsHtml:
     html: tuple[str, ...]
     markdown: bool  # some part is rendered from Markdown
     has_markdown: bool  # some part has Markdown in it
+    directions: tuple[str, ...]  # each part's: "ltr", "rtl" or "auto"
 
 
 def _parts_html(layout: _Layout, markdown: bool | None) -> _PartsHtml:
@@ -635,6 +650,7 @@ def _parts_html(layout: _Layout, markdown: bool | None) -> _PartsHtml:
         ),
         any(as_markdown),
         any(has_markdown),
+        tuple(prose_direction(text, tokens[p]) or "auto" for p, text in enumerate(parts)),
     )
 
 
@@ -663,7 +679,7 @@ def render_candidate(
     return RenderedCandidate(
         index=index,
         parts_html=parts.html,
-        parts_dir=tuple(text_direction(text) or "auto" for text in candidate.parts),
+        parts_dir=parts.directions,
         claims=claims,
         sources=_source_views(layout),
         problems=tuple(layout.problems),
@@ -841,6 +857,38 @@ def part_html(
 
 _WORD_END, _CLAIM_END, _CLAIM_START, _WORD_START = range(4)
 _BLOCK_OPEN = re.compile(r'<(p|li|h[1-6]|blockquote|td|th)((?: class="align-[a-z]+")?)>')
+_BLOCK_CLOSE = re.compile(r"</(p|li|h[1-6]|blockquote|td|th)>")
+_CODE_TAG = re.compile(r"<(/?)(?:code|pre)\b")
+
+
+def _block_directions(rendered: str) -> list[str]:
+    """The direction of each block of rendered Markdown, in order, from its own words
+    (`bidi.base_direction`: a Hebrew item that opens with "Python" is right to left),
+    a list item's nested paragraphs included and code left out; "auto" where no word
+    decides. `dir="auto"` would take the first strong letter instead."""
+    texts: list[list[str]] = []
+    open_blocks: list[int] = []
+    in_code = 0
+    for kind, value in pieces(rendered):
+        if kind == "tag":
+            if _BLOCK_OPEN.fullmatch(value):
+                open_blocks.append(len(texts))
+                texts.append([])
+            elif _BLOCK_CLOSE.fullmatch(value) and open_blocks:
+                open_blocks.pop()
+            elif code := _CODE_TAG.match(value):
+                in_code = max(0, in_code + (-1 if code[1] else 1))
+        elif kind == "text" and not in_code:
+            for block in open_blocks:
+                texts[block].append(html.unescape(value))
+    return [base_direction(" ".join(text)) or "auto" for text in texts]
+
+
+def _directed(out: str, rendered: str) -> str:
+    """`out` (rendered Markdown with claims marked) with each block's direction stated:
+    its blocks are `rendered`'s, in the same order, as markers hold no block."""
+    directions = iter(_block_directions(rendered))
+    return _BLOCK_OPEN.sub(lambda m: f'<{m[1]}{m[2]} dir="{next(directions)}">', out)
 
 
 def markdown_part_html(
@@ -889,7 +937,7 @@ def markdown_part_html(
                 if span in active:
                     active.remove(span)
                 out.append(_markers(span[2]))
-    return _BLOCK_OPEN.sub(r'<\1\2 dir="auto">', "".join(out))
+    return _directed("".join(out), rendered)
 
 
 def labeling_html(text: str, spans: Sequence[tuple[int, int, int]]) -> tuple[str, bool]:
@@ -916,7 +964,7 @@ def labeling_html(text: str, spans: Sequence[tuple[int, int, int]]) -> tuple[str
             out.append(_ann_claim(active[2], text[active[0] : active[1]], value))
         else:
             out.append(value)
-    return _BLOCK_OPEN.sub(r'<\1\2 dir="auto">', "".join(out)), True
+    return _directed("".join(out), rendered), True
 
 
 def _ann_claim(number: int, claim: str, inner: str) -> str:

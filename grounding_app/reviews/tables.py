@@ -9,8 +9,9 @@ safe. The one row whose verdict form is open gets its form from a small template
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
-from html import escape
+from html import escape, unescape
 from urllib.parse import urlencode
 
 from grounding_app.policies.rules import REDIRECT_HOSTS, SourceRef, source_domain
@@ -21,6 +22,7 @@ from grounding_app.rendering.answer import (
     SourceView,
     llm_mark_html,
 )
+from grounding_app.rendering.bidi import dir_attribute
 from grounding_app.rendering.links import LINK_REL
 from grounding_app.reviews.inline import claim_html, claim_text
 from grounding_app.reviews.models import ReviewerVerdict
@@ -42,6 +44,9 @@ def _attributions(claim: ClaimView) -> str:
     return "".join(out)
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
 def _passage_card(view: EvidenceView) -> str:
     label = (
         f'<a href="#{view.anchor}">{escape(view.label)}</a>' if view.anchor else escape(view.label)
@@ -49,7 +54,8 @@ def _passage_card(view: EvidenceView) -> str:
     title = f' <bdi class="ev-title">{escape(view.title)}</bdi>' if view.title else ""
     note = f'<p class="ev-note">{escape(view.note)}</p>' if view.note else ""
     body = (
-        f'<blockquote class="ev-text" dir="auto">{view.html}</blockquote>'
+        f'<blockquote class="ev-text"{dir_attribute(unescape(_TAG.sub("", view.html)))}>'
+        f"{view.html}</blockquote>"
         if view.html
         else '<p class="muted ev-none">No passage text came with this source.</p>'
     )
@@ -114,7 +120,8 @@ def _claim_cell(claim: ClaimView, markdown: bool, excluded: Mapping[str, str]) -
         f'<button type="button" class="js-only button-link copy" data-copy="{escape(claim.text)}"'
         f' aria-label="Copy {_copy_name(claim)}">Copy</button>'
     )
-    return f'<td class="claim-text" dir="auto">{"".join(out)}</td>'
+    # Stated, by most words: a Hebrew claim that opens with a Latin name is Hebrew.
+    return f'<td class="claim-text"{dir_attribute(claim.text)}>{"".join(out)}</td>'
 
 
 def _verdict_cell(claim: ClaimView) -> str:
@@ -259,7 +266,9 @@ def _cited_by(s: SourceView) -> str:
 
 
 def _passage(s: SourceView) -> str:
-    return f'<blockquote class="chunk" dir="auto">{escape(s.text)}</blockquote>' if s.text else ""
+    if not s.text:
+        return ""
+    return f'<blockquote class="chunk"{dir_attribute(s.text)}>{escape(s.text)}</blockquote>'
 
 
 def sources_html(groups: list[list[SourceView]]) -> str:

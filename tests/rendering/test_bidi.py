@@ -1,10 +1,11 @@
-"""Base direction: the first strong character outside isolates, as UBA rules P2-P3."""
+"""Base direction: the first strong character outside isolates, as UBA rules P2-P3, and
+by most words, as the pages state it."""
 
 from __future__ import annotations
 
 import pytest
 
-from grounding_app.rendering.bidi import dir_attribute, text_direction
+from grounding_app.rendering.bidi import base_direction, dir_attribute, text_direction
 
 
 @pytest.mark.parametrize(
@@ -34,3 +35,23 @@ def test_dir_attribute_falls_back_to_auto() -> None:
     assert dir_attribute("Paris") == ' dir="ltr"'
     assert dir_attribute("שלום") == ' dir="rtl"'
     assert dir_attribute("42") == ' dir="auto"'
+
+
+@pytest.mark.parametrize(
+    ("text", "direction"),
+    [
+        ("Python היא שפת תכנות פופולרית.", "rtl"),  # a Hebrew sentence opening with a name
+        ("JavaScript רצה בכל דפדפן.", "rtl"),
+        ("Rust is a systems language.", "ltr"),
+        ("«ירושלים» is in Israel", "ltr"),  # an English sentence quoting a Hebrew name
+        ("ב-Python 3.12 יש שיפורים.", "rtl"),  # a prefixed word counts by its first letter
+        ("שלום. Hello.", "rtl"),  # a tie: the first strong character
+        ("Hello. שלום.", "ltr"),
+        ("\u2067a b c d\u2069 שלום", "rtl"),  # isolates are skipped
+        ("42 — 7!", ""),
+        ("", ""),
+    ],
+)
+def test_base_direction_goes_by_most_words(text: str, direction: str) -> None:
+    assert base_direction(text) == direction
+    assert dir_attribute(text) == f' dir="{direction or "auto"}"'

@@ -91,6 +91,6 @@ def test_engine_claims_render_as_a_table_with_markers_in_the_cells() -> None:
     assert len(re.findall(r'1997</span><span class="ann".*?</td>', table, re.S)) == 1
     assert len(re.findall(r'2009</span><span class="ann".*?</td>', table, re.S)) == 1
     assert table.count('class="ann sr-only"') == 2
-    assert '<th class="align-left" dir="auto">Film</th>' in table
+    assert '<th class="align-left" dir="ltr">Film</th>' in table
     assert '<pre tabindex="0" role="group" aria-label="Code"><code>code | here' in html
     assert not re.search("[\ue000-\uf8ff]", html) and sentinel(0) not in html

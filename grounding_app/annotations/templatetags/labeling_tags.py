@@ -14,7 +14,7 @@ from grounding_app.annotations.models import ItemClaim, LabelingProject
 from grounding_app.common.importing import NOT_CHECKABLE
 from grounding_app.engine import LLM_JUDGE, WORD_MATCHING
 from grounding_app.rendering import llm_notes
-from grounding_app.rendering.bidi import text_direction
+from grounding_app.rendering.answer import prose_direction
 from grounding_app.rendering.languages import mark_text
 
 register = template.Library()
@@ -100,10 +100,12 @@ def llm_fallback_note(claim: ItemClaim) -> SafeString | str:
 @register.filter
 def direction(text: str | list[Any] | tuple[Any, ...]) -> str:
     """`dir` value for untrusted text, or for a sequence of answer pieces (their text
-    joined): stated, since `dir="auto"` skips children that state their own."""
+    joined): stated, since `dir="auto"` skips children that state their own, and by
+    most of the words of its prose (`answer.prose_direction`), as a Hebrew line opening
+    with a Latin name is still Hebrew, and English code in it does not count."""
     if not isinstance(text, str):
         text = "".join(piece.text for piece in text)
-    return text_direction(text) or "auto"
+    return prose_direction(text) or "auto"
 
 
 @register.inclusion_tag("annotations/_send_review.html", takes_context=True)

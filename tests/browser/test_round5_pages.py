@@ -1,0 +1,158 @@
+"""Issue 44's pages in chromium: an answer holding a wide code block or a Hebrew list
+whose items start with Latin words, on the review page, the labeling item and the batch
+job's lines, at a phone's, a tablet's and a desktop's width, light and dark."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from grounding_app.annotations.allocation import next_assignment
+from grounding_app.annotations.items import create_project, send_review
+from grounding_app.batch import intake as batch_intake
+from grounding_app.batch import running as batch_running
+from grounding_app.engine import CheckRequest, Fact, GroundingEngine
+from grounding_app.reviews import services as review_services
+from tests.browser.conftest import Session
+from tests.browser.test_axe import violations
+from tests.browser.test_widths import SCHEMES, WIDTHS, widths_problems
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screens" / "round5"
+
+# One line of code about 550 px wide in the page's monospace font: wider than a phone.
+CODE_ANSWER = (
+    "Install the client first.\n\n"
+    "```python\n"
+    "client = GroundingClient(endpoint='https://grounding.example/v1', timeout=30, retries=3)\n"
+    "```\n\n"
+    "Then call check with the answer and its facts."
+)
+CODE_FACT = "Install the client first, then call check with the answer and its facts."
+# A Hebrew answer whose list items start with Latin words but are Hebrew sentences.
+HEBREW_ANSWER = (
+    "## שפות תכנות\n\n"
+    "- Python היא שפת תכנות פופולרית מאוד בקרב מדעני נתונים.\n"
+    "- JavaScript רצה בכל דפדפן אינטרנט מודרני.\n"
+    "- Rust is a systems programming language."
+)
+HEBREW_FACT = "Python היא שפת תכנות פופולרית מאוד בקרב מדעני נתונים."
+
+
+def _pages(user: Any) -> dict[str, str]:
+    """A review, a labeling item and a batch job, each showing both answers."""
+    code = review_services.check_and_save(user, CheckRequest(CODE_ANSWER, (Fact(CODE_FACT),)))
+    hebrew = review_services.check_and_save(user, CheckRequest(HEBREW_ANSWER, (Fact(HEBREW_FACT),)))
+    labeled = {}
+    for name, review in (("code", code), ("hebrew", hebrew)):
+        project = create_project(user, name=f"Round 5 {name}", annotators=[user], overlap=1)
+        send_review(project, review)
+        assignment = next_assignment(project, user)
+        assert assignment is not None
+        labeled[name] = f"/annotations/label/{assignment.pk}/"
+    lines = [
+        {"id": "code", "facts": [{"text": CODE_FACT}], "claim": CODE_ANSWER},
+        {"id": "hebrew", "facts": [{"text": HEBREW_FACT}], "claim": HEBREW_ANSWER},
+    ]
+    job = batch_intake.create_job(
+        "\n".join(json.dumps(line) for line in lines).encode(), name="round5.jsonl", send=False
+    )
+    for chunk in job.chunks.all():
+        batch_running.run_chunk(chunk.pk, worker="test")
+    return {
+        "review code": code.get_absolute_url(),
+        "review hebrew": hebrew.get_absolute_url(),
+        "label code": labeled["code"],
+        "label hebrew": labeled["hebrew"],
+        "batch": job.get_absolute_url(),
+    }
+
+
+def test_answers_with_wide_code_never_scroll_the_page(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session(role="superuser", name="cody")
+    pages = _pages(session.user)
+    page = session.page
+    found: list[str] = []
+    for scheme in SCHEMES:
+        for width in WIDTHS:
+            page.emulate_media(color_scheme=scheme)
+            page.set_viewport_size({"width": width, "height": 900})
+            for name, path in pages.items():
+                session.goto(path)
+                page.wait_for_load_state("networkidle")
+                found += [f"{name} at {width} ({scheme}): {p}" for p in widths_problems(page)]
+    assert not found, "\n".join(found)
+    session.no_xss()
+
+
+def test_the_label_buttons_wrap_and_the_code_scrolls_in_its_box_on_a_phone(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session(role="superuser", name="lola")
+    page = session.page
+    page.set_viewport_size({"width": 375, "height": 900})
+    session.goto(_pages(session.user)["label code"])
+    code = page.locator(".labeler-answer pre").first
+    expect(code).to_be_visible()
+    scroll, client = code.evaluate("(box) => [box.scrollWidth, box.clientWidth]")
+    assert scroll > client, "the code line fits: the test shows nothing"
+    for name in ("No check needed", "Partially supported", "Supported", "Unsupported"):
+        for button in page.locator(".label-option", has_text=name).all():
+            box = button.bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= 375, (name, box)
+
+
+# Each list item's computed direction and where its text starts (the first line's
+# bounding box edge inside the item).
+ITEM_DIRECTIONS = """(root) => [...root.querySelectorAll('li')].map((li) => {
+  const range = document.createRange();
+  range.selectNodeContents(li);
+  const rects = [...range.getClientRects()];
+  const box = li.getBoundingClientRect();
+  const first = rects[0];
+  return {dir: getComputedStyle(li).direction, text: li.innerText.slice(0, 12),
+          right: Math.round(box.right - first.right), left: Math.round(first.left - box.left)};
+})"""
+
+
+@pytest.mark.parametrize("where", ["review hebrew", "label hebrew"])
+def test_a_hebrew_list_item_starting_with_a_latin_word_stays_right_to_left(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine, where: str
+) -> None:
+    session = open_session(role="superuser", name="hadas")
+    pages = _pages(session.user)
+    page = session.page
+    page.set_viewport_size({"width": 375, "height": 900})
+    session.goto(pages[where])
+    answer = page.locator(".answer-md").first
+    expect(answer.locator("li").first).to_be_visible()
+    items = answer.evaluate(ITEM_DIRECTIONS)
+    assert [item["dir"] for item in items] == ["rtl", "rtl", "ltr"], items
+    # The Hebrew items begin at the right edge, as the lines around them do.
+    assert items[0]["right"] <= 2 and items[1]["right"] <= 2, items
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{where.replace(' ', '-')}-375.png"), full_page=True)
+
+
+def test_round5_pages_have_no_serious_accessibility_violation(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session(role="superuser", name="axel")
+    pages = _pages(session.user)
+    page = session.page
+    found = []
+    for scheme, width in (("light", 1280), ("dark", 375)):
+        page.emulate_media(color_scheme=scheme)
+        page.set_viewport_size({"width": width, "height": 900})
+        for name, path in pages.items():
+            session.goto(path)
+            found += [(name, scheme, width, v) for v in violations(page)]
+    assert found == []
