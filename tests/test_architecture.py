@@ -125,9 +125,6 @@ ENGINE = "grounding_app.engine"
 ENGINE_DIR = ROOT / "engine"
 # Files that reach into the engine on purpose, with what they may import and why.
 WHITE_BOX = {
-    # Times the engine with its role and hedge checks switched off, by patching the
-    # pipeline module's functions: there is no public switch for them.
-    "grounding_lab/bench_checks.py": {f"{ENGINE}.pipeline"},
     # Runs a pinned commit's engine too, whose package may not export these (928e81b's
     # does not export GroundingEngine).
     "grounding_lab/bench_worker.py": {f"{ENGINE}.pipeline", f"{ENGINE}.types"},
