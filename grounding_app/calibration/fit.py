@@ -64,14 +64,24 @@ def fit_platt(
     y_all = np.concatenate([y, anchors])
     w_all = np.concatenate([weights, np.full(n, prior / max(n, 1))])
     x = np.stack([z_all, np.ones_like(z_all)], axis=1)
+
+    def loss(theta: np.ndarray) -> float:
+        v = x @ theta - shift  # the weighted cross-entropy, written stably in logits
+        return float((w_all * (np.logaddexp(0, v) - y_all * v)).sum())
+
     theta = np.array([1.0, 0.0])
-    for _ in range(100):
+    current = loss(theta)
+    for _ in range(100):  # Newton's method, each step halved until the loss falls
         q = _sigmoid(x @ theta - shift)
         gradient = x.T @ (w_all * (q - y_all))
         hessian = (x * (w_all * q * (1 - q))[:, None]).T @ x + 1e-9 * np.eye(2)
         step = np.linalg.solve(hessian, gradient)
-        theta -= step
-        if float(np.abs(step).max()) < 1e-10:
+        rate = 1.0
+        while rate > 1e-6 and loss(theta - rate * step) > current:
+            rate /= 2
+        theta = theta - rate * step
+        previous, current = current, loss(theta)
+        if previous - current < 1e-12:
             break
     slope, offset = float(theta[0]), float(theta[1])
     if not (slope > 1e-3 and math.isfinite(offset)):
@@ -175,7 +185,7 @@ def propose(
     refused = ""
     if gain.low <= 0 or after <= before:
         refused = (
-            f"held back, balanced accuracy {before:.3f} -> {after:.3f}; the 95 % interval of "
+            f"held back, balanced accuracy {before:.3f} → {after:.3f}; the 95 % interval of "
             f"the gain ({gain.low:+.3f} to {gain.high:+.3f}) does not lie above zero"
         )
     return Proposal(

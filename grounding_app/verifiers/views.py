@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -25,12 +25,14 @@ from grounding_app.accounts.roles import ADMIN, role_required
 from grounding_app.active_verifier import services as active_verifier
 from grounding_app.active_verifier.checker import FOLLOW_SECONDS, checker
 from grounding_app.active_verifier.models import ActiveVerifier, VerifierSwitch
+from grounding_app.calibration import services as calibration
+from grounding_app.calibration.models import Calibration
 from grounding_app.engine import known_languages, language_name
 from grounding_app.htmx import HtmxHttpRequest
 from grounding_app.llm_judge import config as llm_judge
 from grounding_app.llm_judge.models import JudgeDay
 from grounding_app.rendering.markdown import render_markdown
-from grounding_app.verifiers import accuracy, services
+from grounding_app.verifiers import accuracy, calibrations, services
 from grounding_app.verifiers.forms import AdaptForm, LLMJudgeForm, SwitchForm
 
 admins = role_required(ADMIN)
@@ -94,6 +96,7 @@ def _page(
         "follow_seconds": FOLLOW_SECONDS,
         **_jobs_context(),
         **_llm_judge_context(list(active.languages), judge_form),
+        "calibrations": calibrations.by_scope(active.verifier_id),
     }
     return render(request, "verifiers/page.html", context, status=status)
 
@@ -211,3 +214,33 @@ def llm_judge_try(request: HtmxHttpRequest) -> HttpResponse:
         return render(request, "verifiers/_judge_try.html", context)
     (messages.success if works else messages.error)(request, said)
     return _to_judge_section()
+
+
+def _to_calibrations() -> HttpResponse:
+    return redirect(reverse("verifiers:page") + "#calibration")
+
+
+@admins
+@require_POST
+def calibration_apply(request: HttpRequest, pk: int) -> HttpResponse:
+    found = get_object_or_404(Calibration, pk=pk)
+    try:
+        calibration.apply(found, request.user)
+    except calibration.CalibrationError as exc:
+        messages.error(request, f"Not applied: {exc}")
+    else:
+        messages.success(request, f"{found.name} applies to {found.scope} from its next check.")
+    return _to_calibrations()
+
+
+@admins
+@require_POST
+def calibration_undo(request: HttpRequest, pk: int) -> HttpResponse:
+    found = get_object_or_404(Calibration, pk=pk)
+    try:
+        calibration.undo(found, request.user)
+    except calibration.CalibrationError as exc:
+        messages.error(request, f"Not undone: {exc}")
+    else:
+        messages.success(request, f"{found.scope} is back on the verifier's own scale.")
+    return _to_calibrations()
