@@ -421,8 +421,11 @@ MONITORING_WEBHOOK_TIMEOUT = env_int("MONITORING_WEBHOOK_TIMEOUT", 5)
 # server-side request forgery) unless listed here: host names, addresses or networks,
 # comma-separated, e.g. "mattermost.internal,10.20.0.0/16".
 MONITORING_WEBHOOK_ALLOW = env_list("MONITORING_WEBHOOK_ALLOW", "")
-# Sampling rules (`manage.py sample_claims`, daily from cron) look at lines checked in
+# Sampling rules (run daily by the batch workers, monitoring/tasks.py) look at lines checked in
 # the last SAMPLING_LOOKBACK_DAYS days. The Verifier page offers adaptation once the
 # team's labels on the active verifier's scores reach VERIFIER_ADAPT_MIN_LABELS.
 SAMPLING_LOOKBACK_DAYS = env_int("SAMPLING_LOOKBACK_DAYS", 7)
+# How often each batch worker looks whether the day's sampling run is done (it runs once
+# a UTC day between all workers: monitoring/tasks.py).
+SAMPLING_CHECK_SECONDS = env_int("SAMPLING_CHECK_SECONDS", 300)
 VERIFIER_ADAPT_MIN_LABELS = env_int("VERIFIER_ADAPT_MIN_LABELS", 200)

@@ -168,3 +168,19 @@ class SampledClaim(models.Model):
 
     def __str__(self) -> str:
         return f"line {self.line_id} claim {self.segment}"
+
+
+class SamplingRun(models.Model):
+    """The day's scheduled run of every sampling rule, claimed by inserting this row: a
+    day has one, so the workers' schedulers run the rules once a day between them."""
+
+    day = models.DateField(unique=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    sent = models.PositiveIntegerField(default=0, help_text="Claims sent by all rules.")
+
+    class Meta:
+        ordering = ("-day",)
+
+    def __str__(self) -> str:
+        return f"sampling run of {self.day}"

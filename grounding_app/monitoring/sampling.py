@@ -1,5 +1,6 @@
 """Labels drawn from production: each day, the claims the verifier is least sure of go
-into a labeling project (`manage.py sample_claims`, run once a day from cron).
+into a labeling project (`run_daily`, which every batch worker's scheduler calls; an
+admin's "Run now"; or `manage.py sample_claims`).
 
 A claim is uncertain when its score lies within the rule's band around its job's
 citation threshold, or when the answer's own judge (Gemini's confidence scores, where
@@ -20,15 +21,16 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from grounding_app.annotations.items import add_items
 from grounding_app.batch.lines import LineError, parse
 from grounding_app.batch.models import BatchLine
 from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine import Fact
-from grounding_app.monitoring.models import SampledClaim, SamplingRule
+from grounding_app.monitoring.models import SampledClaim, SamplingRule, SamplingRun
 from grounding_app.traces.models import SourceJob
 
 
@@ -189,3 +191,23 @@ def sample_all(today: date) -> dict[int, int]:
     """Run every active rule for `today`: rule id -> claims sent (a paused one is
     skipped here, and again by `sample` if it was paused since)."""
     return {rule.pk: len(sample(rule, today)) for rule in SamplingRule.objects.filter(enabled=True)}
+
+
+def run_daily(today: date) -> dict[int, int] | None:
+    """The day's scheduled run: every active rule once, or None when the day's run is
+    already claimed (by this or another worker). The claim is a row unique per day; a
+    run that fails gives it back, so the next pass tries again (a rule's second run on a
+    day only fills what is left of its quota)."""
+    try:
+        with transaction.atomic():
+            run = SamplingRun.objects.create(day=today)
+    except IntegrityError:
+        return None
+    try:
+        sent = sample_all(today)
+    except Exception:
+        run.delete()
+        raise
+    run.finished_at, run.sent = timezone.now(), sum(sent.values())
+    run.save(update_fields=["finished_at", "sent"])
+    return sent

@@ -1,6 +1,11 @@
-"""Celery side of alerts: the delivery task, with retries on MONITORING_WEBHOOK_BACKOFF,
-and the evaluator every worker runs beside its pool (the one sweeper thread of
-`common/sweeper.py`, as batch and traces run theirs), every MONITORING_ALERT_SECONDS."""
+"""Celery side of alerts and sampling: the delivery task, with retries on
+MONITORING_WEBHOOK_BACKOFF; the alerts evaluator every worker runs beside its pool (the
+one sweeper thread of `common/sweeper.py`, as batch and traces run theirs), every
+MONITORING_ALERT_SECONDS; and the sampling scheduler, which looks every
+SAMPLING_CHECK_SECONDS whether the day's sampling run has been done and does it once a
+UTC day between all the workers (`sampling.run_daily`). `scripts/run` starts a worker
+beside the server, and production runs one beside `scripts/serve` (docs/operations.md),
+so no cron entry or Celery beat is needed."""
 
 from __future__ import annotations
 
@@ -12,10 +17,11 @@ from celery import Task
 from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import close_old_connections, transaction
+from django.utils import timezone
 
 from grounding_app.celery import app
 from grounding_app.common.sweeper import Sweeper
-from grounding_app.monitoring import alerts
+from grounding_app.monitoring import alerts, sampling
 
 logger = logging.getLogger(__name__)
 
@@ -68,3 +74,23 @@ def start_evaluator(**kwargs: Any) -> None:
 @worker_shutdown.connect
 def stop_evaluator(**kwargs: Any) -> None:
     evaluator.stop()
+
+
+def sample_once() -> None:
+    """Run today's sampling if no worker has yet."""
+    sent = sampling.run_daily(timezone.now().date())
+    if sent is not None:
+        logger.info("sampling run: %d claims sent by %d rules", sum(sent.values()), len(sent))
+
+
+sampler = Sweeper("sampling scheduler", sample_once, close_old_connections, logger)
+
+
+@worker_ready.connect
+def start_sampler(**kwargs: Any) -> None:
+    sampler.start(max(0.1, settings.SAMPLING_CHECK_SECONDS))
+
+
+@worker_shutdown.connect
+def stop_sampler(**kwargs: Any) -> None:
+    sampler.stop()

@@ -24,4 +24,5 @@ urlpatterns = [
     path("sampling/<int:pk>/edit/", views.sampling_edit, name="sampling_edit"),
     path("sampling/<int:pk>/state/", views.sampling_state, name="sampling_state"),
     path("sampling/<int:pk>/delete/", views.sampling_delete, name="sampling_delete"),
+    path("sampling/<int:pk>/run/", views.sampling_run, name="sampling_run"),
 ]

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
 from grounding_app.batch.models import BatchJob
 from grounding_app.downloads import download
-from grounding_app.monitoring import alerts, charts, compare, tasks, trends
+from grounding_app.monitoring import alerts, charts, compare, sampling, tasks, trends
 from grounding_app.monitoring.forms import (
     AlertRuleForm,
     CompareForm,
@@ -296,6 +296,37 @@ def sampling_state(request: HttpRequest, pk: int) -> HttpResponse:
     rule.save(update_fields=["enabled"])
     done = "resumed: it sends claims from the next run" if rule.enabled else "paused"
     messages.success(request, f"The sampling rule is {done}.")
+    return redirect("monitoring:sampling")
+
+
+def _ran(rule: SamplingRule, sent: int, today: date) -> str:
+    """What a run of the rule did, in a sentence."""
+    if not rule.enabled:
+        return "Paused: nothing sent. Resume the rule to run it."
+    total = rule.sampled.filter(day=today).count()
+    if sent:
+        claims = "1 claim" if sent == 1 else f"{sent} claims"
+        return f"Sent {claims} to {rule.project.name} now; {total} of {rule.daily_quota} today."
+    if total >= rule.daily_quota:
+        return f"Nothing sent: today's quota ({rule.daily_quota}) is already sent."
+    return "Nothing sent: no claim left within the band that was not sent before."
+
+
+@admins
+@require_POST
+def sampling_run(request: HttpRequest, pk: int) -> HttpResponse:
+    """Run one rule now, as the day's run would (it fills what is left of today's quota);
+    htmx puts the sentence beside the button, a plain form gets it as a message."""
+    rule = get_object_or_404(SamplingRule.objects.select_related("project"), pk=pk)
+    today = timezone.now().date()
+    sent = len(sampling.sample(rule, today))
+    rule.refresh_from_db()
+    said = _ran(rule, sent, today)
+    if getattr(request, "htmx", False):
+        context = {"rule": rule, "said": said, "sent": sent, "total": rule.sampled.count()}
+        context["today"] = rule.sampled.filter(day=today).count()
+        return render(request, "monitoring/_sampling_ran.html", context)
+    messages.success(request, said)
     return redirect("monitoring:sampling")
 
 

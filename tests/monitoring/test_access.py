@@ -1,5 +1,5 @@
 """Every monitoring route declares its access rule: reviewers and admins read, admins
-alone change alert rules and edit, pause or delete sampling rules."""
+alone change alert rules and edit, pause, run or delete sampling rules."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ ADMIN_ONLY = {
     "sampling_edit",
     "sampling_state",
     "sampling_delete",
+    "sampling_run",
 }
 
 
 def test_every_monitoring_view_declares_its_rule() -> None:
     ours = [(r, p) for r, p in _patterns(get_resolver()) if r.startswith("monitoring/")]
-    assert len(ours) == 15
+    assert len(ours) == 16
     for route, pattern in ours:
         rule = getattr(pattern.callback, "access_rule", None)
         expected = "roles: admin" if pattern.name in ADMIN_ONLY else "roles: reviewer, admin"

@@ -397,6 +397,9 @@ def _forms(world: World) -> dict[str, Callable[[], Form]]:
         "monitoring:sampling_delete": lambda: Form(
             reverse("monitoring:sampling_delete", args=[_sampling_rule(world)]), admin, {}, 302, ()
         ),
+        "monitoring:sampling_run": lambda: Form(
+            reverse("monitoring:sampling_run", args=[_sampling_rule(world)]), admin, {}, 302, ()
+        ),
         "monitoring:rule_new": lambda: Form(
             reverse("monitoring:rule_new"), admin, rule_settings, 302, fields_of(AlertRuleForm)
         ),
@@ -474,6 +477,7 @@ WALKED = (
     "monitoring:sampling_edit",
     "monitoring:sampling_state",
     "monitoring:sampling_delete",
+    "monitoring:sampling_run",
     "accounts:login",
     "accounts:logout",
 )
