@@ -106,7 +106,7 @@ def _claim_cell(claim: ClaimView, markdown: bool, excluded: Mapping[str, str]) -
     if claim.llm_fallback:
         out.append(f'<span class="llm-note" dir="ltr">{escape(claim.llm_judge)}</span>')
     if claim.read_with:
-        quoted = " ".join(f"“<bdi>{escape(text)}</bdi>”" for text in claim.read_with)
+        quoted = " ".join(f"“<bdi>{escape(claim_text(text))}</bdi>”" for text in claim.read_with)
         out.append(f'<span class="context-note" dir="ltr">Read with {quoted}</span>')
     for c in claim.citations:
         if c.anchor in excluded:

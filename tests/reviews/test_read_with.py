@@ -75,3 +75,38 @@ def test_the_page_quotes_the_sentence_a_claim_was_read_with(
     note = page[page.index('class="context-note"') :]
     note = note[: note.index("</span>", note.index("</bdi>"))]
     assert "Read with “<bdi>Die Frauenkirche in Dresden wurde 1726 begonnen.</bdi>”" in note
+
+
+def test_a_quoted_sentence_is_shown_without_its_markdown(
+    reviewer_client: Client,
+    reviewer: object,
+    fake_engine: GroundingEngine,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 44, item 13: the quote is one line of the sentence's text, never its syntax.
+    first = "**Die Frauenkirche** in [Dresden](https://example.org/dd) <b>wurde</b> 1726 begonnen."
+    answer = f"{first} It was completed in 1743."
+    start = len(first.encode()) + 1
+    response = CheckResponse(
+        (
+            Claim(0, len(first.encode()), first, True, (0,), 0.9),
+            Claim(
+                start,
+                len(answer.encode()),
+                answer[len(first) + 1 :],
+                True,
+                (0,),
+                0.95,
+                context_claims=(0,),
+            ),
+        ),
+        (CitedChunk(FACTS[0].text, 0, {}),),
+        0.92,
+    )
+    monkeypatch.setattr(fake_engine, "check", lambda request, *rest: response)
+    review = services.check_and_save(reviewer, CheckRequest(answer, FACTS))
+    page = reviewer_client.get(review.get_absolute_url()).content.decode()
+    note = page[page.index('class="context-note"') :]
+    note = note[: note.index("</span>", note.index("</bdi>"))]
+    quoted = "Die Frauenkirche in Dresden &lt;b&gt;wurde&lt;/b&gt; 1726 begonnen."
+    assert f"Read with “<bdi>{quoted}</bdi>”" in note

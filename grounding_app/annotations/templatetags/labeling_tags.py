@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from grounding_app.active_verifier.services import judge_info
 from grounding_app.annotations.access import is_lead, visible_projects
@@ -16,6 +16,7 @@ from grounding_app.engine import LLM_JUDGE, WORD_MATCHING
 from grounding_app.rendering import llm_notes
 from grounding_app.rendering.answer import prose_direction
 from grounding_app.rendering.languages import mark_text
+from grounding_app.rendering.markdown import render_markdown
 
 register = template.Library()
 
@@ -106,6 +107,13 @@ def direction(text: str | list[Any] | tuple[Any, ...]) -> str:
     if not isinstance(text, str):
         text = "".join(piece.text for piece in text)
     return prose_direction(text) or "auto"
+
+
+@register.filter
+def instructions_html(text: str) -> SafeString:
+    """A project's instructions as their writer formatted them: Markdown, sanitised by the
+    one module that turns untrusted text into HTML (links only to http(s), no raw HTML)."""
+    return mark_safe(render_markdown(text))
 
 
 @register.inclusion_tag("annotations/_send_review.html", takes_context=True)
