@@ -170,7 +170,8 @@ def _form_again(
 @require_GET
 def review_list(request: HtmxHttpRequest) -> HttpResponse:
     form = ReviewFilterForm(request.GET)
-    reviews = services.find_reviews(form.to_filter())
+    filters = form.to_filter()
+    reviews = services.find_reviews(filters)
     page = Paginator(reviews, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
@@ -179,6 +180,8 @@ def review_list(request: HtmxHttpRequest) -> HttpResponse:
         "page": page,
         "query": query.urlencode(),
         "is_admin": has_role(request.user, ADMIN),
+        # An empty list says why: nothing matches the filters, or nothing is there yet.
+        "filtered": filters != services.ReviewFilter(),
     }
     template = "reviews/list.html#results" if request.htmx else "reviews/list.html"
     return render(request, template, context)

@@ -31,7 +31,7 @@ def test_search_filters_as_you_type_and_delete_asks_first(
     assert page.locator(".reviews-table tbody tr").count() == 1
     assert "Hubble" in page.locator(".excerpt").inner_text()
     page.select_option("#id_summary", "supported")
-    page.wait_for_selector("text=No reviews match.")
+    page.wait_for_selector("text=No reviews match these filters.")
 
     session.goto("/reviews/")
     page.locator(".reviews-table").get_by_role("button", name="Delete").first.click()

@@ -167,3 +167,12 @@ def test_a_search_too_long_for_the_database_is_reported_and_ignored(
     response = reviewer_client.get("/reviews/", {"q": q})
     assert response.status_code == 200 and message in response.content.decode()
     assert answers(reviewer_client, urlencode({"q": q})) == ["Paris"]
+
+
+def test_an_empty_list_says_whether_a_filter_hides_reviews(reviewer_client: Client) -> None:
+    # Issue 44, item 19: "No reviews match" with no filter set read as a broken search.
+    page = reviewer_client.get("/reviews/").content.decode()
+    assert "No reviews match" not in page
+    assert "No reviews yet." in page and 'href="/reviews/import/"' in page
+    filtered = reviewer_client.get("/reviews/?summary=supported").content.decode()
+    assert "No reviews match these filters." in filtered and "No reviews yet" not in filtered
