@@ -27,6 +27,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
 
 from grounding_app.accounts.roles import ADMIN, ANNOTATOR, REVIEWER, role_required
 from grounding_app.annotations import access, agreement, exports, jobs, label_studio
@@ -318,6 +319,10 @@ def label_suggestions(request: HttpRequest, pk: int, number: int) -> HttpRespons
     return suggestions_response(suggestion_html(assignment.item, number))
 
 
+# The htmx event a recorded final label sends, on which the agreement figures refresh.
+ADJUDICATED = "adjudicated"
+
+
 @leads
 @require_GET
 def agreement_page(request: HttpRequest, pk: int) -> HttpResponse:
@@ -353,7 +358,10 @@ def adjudicate(request: HtmxHttpRequest, pk: int, claim_pk: int) -> HttpResponse
             "d": agreement.disagreement(claim),
             "just_saved": True,
         }
-        return render(request, "annotations/agreement.html#disagreement", context)
+        response = render(request, "annotations/agreement.html#disagreement", context)
+        # The figures above (unresolved count, final label x model verdict) change with it:
+        # they fetch themselves again on this event.
+        return trigger_client_event(response, ADJUDICATED)
     messages.success(request, "Final label recorded.")
     return HttpResponseRedirect(
         reverse("annotations:agreement", args=[project.pk]) + f"#claim-{claim.pk}"

@@ -13,7 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from grounding_app.annotations.allocation import next_assignment
-from grounding_app.annotations.items import create_project, send_review
+from grounding_app.annotations.items import create_project, import_jsonl, send_review
+from grounding_app.annotations.labels import ClaimState, submit
 from grounding_app.batch import intake as batch_intake
 from grounding_app.batch import running as batch_running
 from grounding_app.engine import CheckRequest, Fact, GroundingEngine
@@ -156,3 +157,27 @@ def test_round5_pages_have_no_serious_accessibility_violation(
             session.goto(path)
             found += [(name, scheme, width, v) for v in violations(page)]
     assert found == []
+
+
+def test_the_agreement_figures_follow_a_recorded_final_label(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine, make_user: Any
+) -> None:
+    session = open_session(role="superuser", name="ada")
+    annotators = [make_user("annotator", name) for name in ("ann", "bob")]
+    project = create_project(session.user, name="Disputed", overlap=2, annotators=annotators)
+    line = {"id": "x", "facts": [{"text": CODE_FACT}], "claim": "Install the client first."}
+    import_jsonl(project, json.dumps(line) + "\n")
+    for user, label in zip(annotators, ("supported", "unsupported"), strict=True):
+        assignment = next_assignment(project, user)
+        assert assignment is not None
+        submit(assignment, {c.pk: ClaimState(label) for c in assignment.item.claims.all()})
+    page = session.page
+    session.goto(f"/annotations/{project.pk}/agreement/")
+    tile = page.locator(".stat", has_text="Disagreements").locator(".stat-value")
+    expect(tile).to_have_text("1 / 1")
+    page.locator(".adjudicate select").select_option("unsupported")
+    page.locator(".adjudicate").get_by_role("button", name="Record").click()
+    expect(page.locator(".final-note")).to_contain_text("Saved")
+    # No reload: the figures above fetched themselves again.
+    expect(tile).to_have_text("0 / 1")
+    session.no_xss()
