@@ -3,9 +3,11 @@ forgery): shared by the alert webhooks (`monitoring/webhooks.py`) and the LLM ju
 client (`llm_judge/client.py`), each with its own allow-list setting.
 
 An internal address (loopback, private, link-local, ...) is refused unless the caller's
-allow-list names the host or a network holding it. A cloud metadata address is refused
-whatever the list says, also when carried inside an IPv6 address (mapped, 6to4, NAT64):
-it hands out the machine's credentials.
+allow-list names the host or a network holding it. An IPv6 address that carries an IPv4
+one (mapped, 6to4 `2002::/16`, NAT64 `64:ff9b::/96`) reaches that IPv4 address through
+a gateway, so it is judged as that address too: `64:ff9b::a00:1` is 10.0.0.1, internal,
+though Python calls the IPv6 form global. A cloud metadata address is refused whatever
+the list says, carried or not: it hands out the machine's credentials.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ METADATA = tuple(
     )
 )
 _NAT64 = ip_network("64:ff9b::/96")
+# NAT64 for local use (RFC 8215): a site's own translator, so never a public host.
+_LOCAL_NAT64 = ip_network("64:ff9b:1::/48")
 
 
 class RefusedAddress(ValueError):
@@ -49,6 +53,10 @@ def _carried(address: IPAddress) -> list[IPAddress]:
 
 def is_metadata(address: IPAddress) -> bool:
     return any(a in net for a in _carried(address) for net in METADATA if a.version == net.version)
+
+
+def _internal(address: IPAddress) -> bool:
+    return not address.is_global or (isinstance(address, IPv6Address) and address in _LOCAL_NAT64)
 
 
 def allowed(host: str, address: IPAddress, allow: Sequence[str]) -> bool:
@@ -72,9 +80,12 @@ def refuse(host: str, address: IPAddress, allow: Sequence[str], setting: str) ->
             f"{shown} is an internal address, a cloud's metadata service: never reached,"
             f" whatever {setting} says"
         )
-    if not address.is_global and not allowed(host, address, allow):
+    carried = _carried(address)
+    internal = [a for a in carried if _internal(a)]
+    if internal and not any(allowed(host, a, allow) for a in carried):
+        inner = "" if internal[0] == address else f" (it carries {internal[0]})"
         raise RefusedAddress(
-            f"{shown} is an internal address; an admin may allow it with {setting}"
+            f"{shown} is an internal address{inner}; an admin may allow it with {setting}"
         )
 
 

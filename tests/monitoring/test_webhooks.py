@@ -41,6 +41,8 @@ def _send(url: str) -> AlertDelivery:
         "http://[::ffff:127.0.0.1]/hook",
         "http://[fd00::1]/hook",
         "http://100.64.0.1/hook",
+        "http://[64:ff9b::7f00:1]/hook",  # NAT64 of 127.0.0.1
+        "http://[2002:a00:1::1]/hook",  # 6to4 of 10.0.0.1
     ],
 )
 def test_the_form_refuses_an_internal_address(
