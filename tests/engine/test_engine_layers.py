@@ -20,7 +20,16 @@ LAYERS = {
     "judges": (3, {"encoders", "judges", "word_match", "verifier"}),
     "pipeline": (
         4,
-        {"pipeline", "claim_work", "evidence", "response", "aggregate", "service", "__init__"},
+        {
+            "pipeline",
+            "claim_work",
+            "evidence",
+            "verifying",
+            "response",
+            "aggregate",
+            "service",
+            "__init__",
+        },
     ),
 }
 
