@@ -2,12 +2,12 @@
 export or JSONL items too large to read within the request.
 
 The request stores the upload and answers at once with the job's page; after commit
-one Celery message (`tasks.run_import`, on the batch workers' queue) asks a worker to
-read it. The worker writes its progress on the row and then the outcome, and empties
-the upload. A broker that is down leaves the job queued (the page says it waits for a
-worker); a worker killed mid-import leaves it running, and the same upload may be sent
-again: Label Studio annotations already here count as unchanged, and items are only
-stored once all are checked.
+one Celery message (`messages.send_import`, on the batch workers' queue) asks a worker
+to read it (`tasks.run_import`). The worker writes its progress on the row and then
+the outcome, and empties the upload. A broker that is down leaves the job queued (the
+page says it waits for a worker); a worker killed mid-import leaves it running, and
+the same upload may be sent again: Label Studio annotations already here count as
+unchanged, and items are only stored once all are checked.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from grounding_app.annotations import label_studio
 from grounding_app.annotations.items import add_items, checked_items
+from grounding_app.annotations.messages import send_import
 from grounding_app.annotations.models import ImportJob, LabelingProject
 from grounding_app.common.importing import ImportProblems
 
@@ -51,8 +52,6 @@ def queue(
 
 
 def send(job_id: int) -> None:
-    from grounding_app.annotations.tasks import send_import
-
     try:
         send_import(job_id)
     except Exception:

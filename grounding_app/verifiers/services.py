@@ -30,6 +30,7 @@ from grounding_app.annotations.models import LabelingProject
 from grounding_app.metrics import ReliabilityBin
 from grounding_app.rendering.charts import reliability_svg
 from grounding_app.verifiers.adapt import AdaptError, Options, adapt, summary
+from grounding_app.verifiers.messages import send_adaptation
 from grounding_app.verifiers.models import AdaptJob
 
 logger = logging.getLogger(__name__)
@@ -99,8 +100,6 @@ def start(user: Any, project: LabelingProject, name: str, options: AdaptOptions)
 
 def send(job_id: int) -> None:
     """One message for the job; a broker that cannot be reached fails the job, saying so."""
-    from grounding_app.verifiers.tasks import send_adaptation
-
     try:
         send_adaptation(job_id)
     except Exception as exc:
