@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from grounding_app.active_verifier.checker import checker
-from grounding_app.common.importing import ItemSource, validated
+from grounding_app.common.importing import NOT_CHECKABLE, ItemSource, validated
 from grounding_app.common.importing import parse_line as parse_item
 from grounding_app.common.serialize import grounded_to_json
 from grounding_app.engine import CheckRequest, CheckResponse, find_lone_surrogate
@@ -324,15 +324,23 @@ def check(
 ) -> Outcome:
     """Our engine's verdict on one item, in the shape a review stores. Where some source
     has no text, a claim the others do not support gets no verdict, and the answer no
-    score. With a source policy, the cited sources it excludes are counted."""
+    score: such claims are not counted, and an answer left with none judged is
+    `not_checkable` (a Gemini answer whose sources all came without text was "0 of 2
+    unsupported", read as 0 % in its job's rates). With a source policy, the cited
+    sources it excludes are counted."""
     request = request_for(item, citation_threshold)
     grounded = grounded_from_check(request, (run or checker().respond)(request))
-    if item.meta.get("facts_without_text") and any(
+    unjudged = bool(item.meta.get("facts_without_text")) and any(
         s.verdict == "unsupported" for c in grounded.candidates for s in c.segments
-    ):
+    )
+    if unjudged:
         grounded = _unjudged(grounded)
-    summary, score, count = summarize(grounded)
-    unsupported = sum(s.verdict == "unsupported" for c in grounded.candidates for s in c.segments)
+    summary, score, _ = summarize(grounded)
+    segments = [s for c in grounded.candidates for s in c.segments]
+    unsupported = sum(s.verdict == "unsupported" for s in segments)
+    count = sum(s.verdict in ("supported", "unsupported") for s in segments)
+    if unjudged and not count:
+        summary = NOT_CHECKABLE
     excluded = 0
     if policy is not None:
         excluded = sum(1 for s in grounded_report(policy, grounded).excluded if s.cited_by)

@@ -135,3 +135,13 @@ def test_only_checked_claims_count(fake_engine: GroundingEngine) -> None:
     (candidate,) = outcome.result["candidates"]
     assert len(candidate["segments"]) == 5
     assert outcome.claim_count == outcome.unsupported_count == 1
+
+
+def test_an_answer_whose_sources_have_no_text_is_not_checkable(
+    fake_engine: GroundingEngine,
+) -> None:
+    """Issue 44, item 19: its claims were counted as checked with none unsupported, so
+    the job's rates read it as an answer with 0 % unsupported."""
+    outcome = check(parse(_one_line("gemini_web_search.json"), 1).item, 0.6)
+    assert outcome.summary == "not_checkable"
+    assert outcome.claim_count == outcome.unsupported_count == 0
