@@ -51,8 +51,9 @@ def _rows(job: BatchJob) -> Iterator[BatchLine]:
 
 def claims_of(result: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The first candidate's claims: UTF-8 byte span, text, verdict, score, cited facts,
-    and (as the API's `language`, `checkedBy` and `llmJudge`) the claim's language, judge
-    and why the LLM judge's verdict does not stand."""
+    and (as the API's `language`, `checkedBy`, `llmJudge` and `calibration`) the claim's
+    language, judge, why the LLM judge's verdict does not stand and the scope's scale its
+    score is on."""
     if not result or not result.get("candidates"):
         return []
     candidate = result["candidates"][0]
@@ -81,6 +82,8 @@ def claims_of(result: dict[str, Any] | None) -> list[dict[str, Any]]:
             claim["checkedBy"] = segment["checked_by"].upper()
         if segment.get("llm_judge"):
             claim["llmJudge"] = segment["llm_judge"]
+        if segment.get("calibration"):
+            claim["calibration"] = segment["calibration"]
         claims.append(claim)
     return claims
 

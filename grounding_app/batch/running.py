@@ -31,6 +31,8 @@ from grounding_app.batch.lines import Check, LineError, check, parse
 from grounding_app.batch.messages import send_chunks
 from grounding_app.batch.models import BatchChunk, BatchJob, BatchLine
 from grounding_app.batch.queueing import ACTIVE, lease, queued_timeout
+from grounding_app.calibration.models import Scope
+from grounding_app.calibration.services import applied_scope, line_scopes
 from grounding_app.engine import CheckRequest, CheckResponse
 from grounding_app.llm_judge.judge import Usage
 
@@ -48,15 +50,18 @@ def _outcome(
     the LLM judge did for it; a line checked by the process's checker names the verifier
     that judged it."""
     judged: list[Checked] = []
+    scope: tuple[Scope, str] | None = None
 
     def judge(request: CheckRequest) -> CheckResponse:
-        judged.append(checker().check(request))
+        judged.append(checker().check(request, scope))
         return judged[-1].response
 
     usage = Usage()
     try:
-        item = parse(raw, number).item
-        outcome = check(item, job.citation_threshold, run or judge, job.source_policy)
+        parsed = parse(raw, number)
+        # On the scale of the narrowest of its scopes with a calibration applied.
+        scope = applied_scope(line_scopes(parsed.labels))
+        outcome = check(parsed.item, job.citation_threshold, run or judge, job.source_policy)
     except LineError as exc:
         return {"state": BatchLine.State.FAILED, "error": str(exc)}, usage
     except Exception:

@@ -4,12 +4,13 @@ gets. Applying is refused for a candidate no judge's guard passed (`fit.propose`
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from grounding_app.calibration.fit import Proposal, propose
@@ -18,6 +19,10 @@ from grounding_app.engine import Platt, Scale
 
 # One labelled claim: its score as the engine gave it (no scale), what scored it, its label.
 Labelled = tuple[float, str, int]
+
+
+# Labels every line has, or that name a trace source already: no scope of their own.
+UNSCOPED = frozenset({"format", "service"})
 
 
 class CalibrationError(ValueError):
@@ -86,6 +91,42 @@ def undo(calibration: Calibration, user: User | AnonymousUser | None) -> None:
     calibration.state = Calibration.State.UNDONE
     calibration.undone_by, calibration.undone_at = _name(user), timezone.now()
     calibration.save(update_fields=["state", "undone_by", "undone_at"])
+
+
+def line_scopes(labels: Mapping[str, str]) -> list[tuple[Scope, str]]:
+    """The scopes a batch line is in, the narrowest first: the trace source its trace
+    came from (an assembled trace's line carries `service`), then each of its labels as
+    "key=value"."""
+    scopes = [(Scope.SOURCE, labels["service"])] if labels.get("service") else []
+    return scopes + [
+        (Scope.LABEL, f"{k}={v}") for k, v in sorted(labels.items()) if k not in UNSCOPED
+    ]
+
+
+def applied_scope(scopes: Sequence[tuple[Scope, str]]) -> tuple[Scope, str] | None:
+    """The first of `scopes` with a calibration applied (one query); None for none."""
+    if not scopes:
+        return None
+    wanted = Q()
+    for kind, name in scopes:
+        wanted |= Q(kind=kind, scope=name)
+    found = set(
+        Calibration.objects.filter(wanted, state=Calibration.State.APPLIED).values_list(
+            "kind", "scope"
+        )
+    )
+    return next((s for s in scopes if (s[0].value, s[1]) in found), None)
+
+
+def engine_score(score: float, calibration: str | None, judge: str | None) -> float:
+    """A stored score as the engine gave it, before the calibration named (if any)
+    mapped it: what a new calibration of the scope is fitted on."""
+    pk = (calibration or "").rpartition("/calibrations/")[2]
+    found = Calibration.objects.filter(pk=int(pk)).first() if pk.isdigit() else None
+    fit = found.fits.get(judge or "") if found is not None else None
+    if not fit or fit.get("slope") is None:
+        return score
+    return Platt(fit["slope"], fit["offset"]).inverse(score)
 
 
 def scale_for(kind: Scope, scope: str, verifier: str | None) -> Scale | None:

@@ -7,7 +7,8 @@ version 3 their `language` and `checked_by`; older rows read as having none. A s
 sentence was not checked) are optional within version 3:
 a row without it reads as None, which is what it meant when it was stored. So is a
 segment's `evidence` (a passage of the facts shown beside the claim) and its `read_with`
-(the spans of the sentences it was read with): older rows have none.
+(the spans of the sentences it was read with), and its `calibration` (the scope's scale
+its score is on): older rows have none.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def _segment(data: dict[str, Any]) -> Segment:
         llm_judge=data.get("llm_judge"),
         evidence=FactPassage(**evidence) if evidence else None,
         read_with=tuple((int(a), int(b)) for a, b in data.get("read_with", ())),
+        calibration=data.get("calibration"),
     )
 
 

@@ -41,6 +41,10 @@ class Platt:
     def __call__(self, score: float) -> float:
         return sigmoid(self.slope * logit(score) + self.offset)
 
+    def inverse(self, score: float) -> float:
+        """The score this map turned into `score`."""
+        return sigmoid((logit(score) - self.offset) / self.slope)
+
 
 @dataclass(frozen=True)
 class Scale:

@@ -47,6 +47,7 @@ def grounded_from_check(request: CheckRequest, response: CheckResponse) -> Groun
                 checked_by=claim.checked_by,
                 no_check_reason=claim.no_check_reason,
                 llm_judge=claim.llm_judge,
+                calibration=claim.scale,
                 read_with=tuple(
                     (response.claims[j].start, response.claims[j].end)
                     for j in claim.context_claims

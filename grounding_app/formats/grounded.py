@@ -70,6 +70,9 @@ class Segment:
     # Of a checked claim whose verdict came from reading it with earlier sentences ("It
     # ...", a list's lead-in): their byte spans in the part (engine `context_claims`).
     read_with: tuple[tuple[int, int], ...] = ()
+    # Of a checked claim scored on its scope's own scale: the calibration's name
+    # ("groundingConfigs/NAME/calibrations/ID", engine `Claim.scale`).
+    calibration: str | None = None
 
 
 @dataclass(frozen=True)

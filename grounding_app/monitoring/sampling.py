@@ -30,6 +30,7 @@ from grounding_app.batch.lines import LineError, parse
 from grounding_app.batch.models import BatchLine
 from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine import Fact
+from grounding_app.monitoring import scope_labels
 from grounding_app.monitoring.models import SampledClaim, SamplingRule, SamplingRun
 from grounding_app.traces.models import SourceJob
 
@@ -205,6 +206,8 @@ def run_daily(today: date) -> dict[int, int] | None:
         return None
     try:
         sent = sample_all(today)
+        # Labels given since yesterday's run reach their scopes' calibrations.
+        scope_labels.propose_all()
     except Exception:
         run.delete()
         raise

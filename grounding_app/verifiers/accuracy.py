@@ -57,7 +57,8 @@ class Figures:
         return f"not measurable: all labels are {self.only}" if self.only else ""
 
 
-def _label(claim: ItemClaim) -> tuple[str, datetime] | None:
+def final_label(claim: ItemClaim) -> tuple[str, datetime] | None:
+    """A claim's label and when it was given: adjudicated, else its annotators' majority."""
     if claim.adjudicated_label and claim.adjudicated_at:
         return claim.adjudicated_label, claim.adjudicated_at
     given = [(x.label, x.assignment.submitted_at) for x in claim.labels.all() if x.label]
@@ -68,17 +69,22 @@ def _label(claim: ItemClaim) -> tuple[str, datetime] | None:
     return counts[0][0], when
 
 
-def team_labels(verifier_id: str) -> list[Labelled]:
-    """The labelled claims scored by `verifier_id`."""
+def submitted_labels() -> Prefetch:
+    """The submitted labels of claims, as `final_label` reads them."""
     submitted = ClaimLabel.objects.filter(
         assignment__status=Assignment.Status.SUBMITTED, assignment__submitted_at__isnull=False
     ).select_related("assignment")
+    return Prefetch("labels", queryset=submitted)
+
+
+def team_labels(verifier_id: str) -> list[Labelled]:
+    """The labelled claims scored by `verifier_id`."""
     claims = ItemClaim.objects.filter(
         item__meta__verifier=verifier_id, model_score__isnull=False
-    ).prefetch_related(Prefetch("labels", queryset=submitted))
+    ).prefetch_related(submitted_labels())
     found = []
     for claim in claims:
-        labelled = _label(claim)
+        labelled = final_label(claim)
         if labelled is None or labelled[0] == NO_CHECK or claim.model_score is None:
             continue
         day = labelled[1].date()

@@ -175,3 +175,42 @@ def test_applying_a_newer_one_undoes_the_one_before(engine, tmp_path):
     first, second = Calibration.objects.filter(scope="films").order_by("pk")
     assert (first.state, second.state) == (Calibration.State.UNDONE, Calibration.State.APPLIED)
     assert first.undone_by == "manage.py"
+
+
+def test_batch_lines_follow_their_scope_and_record_it(engine, tmp_path):
+    """A line labelled team=billing is checked on that label's scale and its stored
+    result and export name the calibration; a line of another team keeps the engine's."""
+    from grounding_app.batch import intake, running
+    from grounding_app.batch.exports import jsonl_lines
+    from grounding_app.batch.models import BatchChunk, BatchLine
+
+    calibrate(
+        "--label", "team=billing", "--labels", str(lenient_scope(engine, tmp_path)), "--apply"
+    )
+    name = Calibration.objects.get(scope="team=billing").name
+    middling = next(c for c in claims(240, seed=7) if 0.4 < score(engine, c) < 0.55)
+    rows = [
+        {"claim": middling, "facts": [{"text": FACT}], "meta": {"team": team}}
+        for team in ("billing", "search")
+    ]
+    job = intake.create_job("\n".join(json.dumps(r) for r in rows).encode(), send=False)
+    for chunk in BatchChunk.objects.filter(job=job):
+        running.run_chunk(chunk.pk)
+    billing, search = BatchLine.objects.filter(job=job).order_by("number")
+    mine = billing.result["candidates"][0]["segments"][0]
+    other = search.result["candidates"][0]["segments"][0]
+    assert mine["calibration"] == name and mine["score"] > 0.6 > other["score"]
+    assert other["calibration"] is None and mine["verdict"] == "supported"
+    exported = [json.loads(line) for line in jsonl_lines(job)]
+    assert exported[0]["claims"][0]["calibration"] == name
+    assert "calibration" not in exported[1]["claims"][0]
+
+
+def test_a_trace_line_is_in_its_source_scope_first():
+    from grounding_app.calibration.services import line_scopes
+
+    assert line_scopes({"service": "chatbot", "format": "grounding"}) == [
+        (Scope.SOURCE, "chatbot"),
+        (Scope.LABEL, "format=grounding"),
+        (Scope.LABEL, "service=chatbot"),
+    ]
