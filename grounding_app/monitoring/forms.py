@@ -12,6 +12,16 @@ from grounding_app.monitoring.webhooks import BadWebhook, check_url
 
 JOBS_OFFERED = 200
 MAX_WINDOW_MINUTES = 7 * 24 * 60
+# Each alert rule kind's own fields; the page shows only the chosen kind's (CSS :has, so
+# without JavaScript too) and the other kind's are kept as they were.
+KIND_FIELDS = {
+    AlertRule.Kind.RATE: ("level", "min_answers"),
+    AlertRule.Kind.LOW_SCORES: ("score_below", "count"),
+}
+
+
+def _job_choices(field: JobChoice, jobs: list[BatchJob], prompt: str) -> list[tuple[str, str]]:
+    return [("", prompt)] + [(str(job.pk), field.label_from_instance(job)) for job in jobs]
 
 
 class JobChoice(forms.ModelChoiceField):
@@ -31,7 +41,7 @@ class CompareForm(forms.Form):
             field = self.fields[name]
             assert isinstance(field, forms.ModelChoiceField)
             field.queryset = recent
-            field.widget.choices = [("", "---------")] + [
+            field.widget.choices = [("", "Choose a run")] + [
                 (str(job.public_id), field.label_from_instance(job))
                 for job in recent[:JOBS_OFFERED]
             ]
@@ -51,6 +61,12 @@ class AlertRuleForm(forms.ModelForm):
         help_text="http or https; redirects are not followed.",
         widget=forms.URLInput(attrs={"placeholder": "https://hooks.example.com/…"}),
     )
+    kind = forms.ChoiceField(
+        choices=AlertRule.Kind.choices,
+        initial=AlertRule.Kind.RATE,
+        widget=forms.RadioSelect,
+        label="Alert when",
+    )
 
     class Meta:
         model = AlertRule
@@ -69,6 +85,20 @@ class AlertRuleForm(forms.ModelForm):
             "format",
             "enabled",
         )
+        labels = {"source": "Trace source", "key": "Label", "value": "Label value"}
+        widgets = {
+            "key": forms.TextInput(attrs={"list": "known-label-keys", "autocomplete": "off"}),
+            "value": forms.TextInput(attrs={"list": "known-label-values", "autocomplete": "off"}),
+        }
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        source = self.fields["source"]
+        assert isinstance(source, forms.ModelChoiceField)
+        source.empty_label = "Every batch job (no trace source)"
+        for names in KIND_FIELDS.values():
+            for name in names:
+                self.fields[name].required = False  # the chosen kind's are checked in clean
 
     def clean_url(self) -> str:
         url: str = self.cleaned_data["url"]
@@ -83,32 +113,44 @@ class AlertRuleForm(forms.ModelForm):
             raise ValidationError(f"A window is 1 to {MAX_WINDOW_MINUTES} minutes long.")
         return minutes
 
-    def _fraction(self, name: str) -> float:
-        value: float = self.cleaned_data[name]
-        if not 0 <= value <= 1:
+    def _fraction(self, name: str) -> float | None:
+        value: float | None = self.cleaned_data[name]
+        if value is not None and not 0 <= value <= 1:
             raise ValidationError("A value from 0 to 1.")
         return value
 
-    def clean_level(self) -> float:
+    def clean_level(self) -> float | None:
         return self._fraction("level")
 
-    def clean_score_below(self) -> float:
+    def clean_score_below(self) -> float | None:
         return self._fraction("score_below")
 
     def clean(self) -> dict[str, object]:
+        """The chosen kind's fields are required; the other kind's, hidden on the page,
+        keep the rule's values whatever was sent for them."""
         data = super().clean() or {}
         if data.get("value") and not data.get("key"):
             self.add_error("key", "A value needs the label it belongs to.")
+        kind = data.get("kind")
+        for other, names in KIND_FIELDS.items():
+            for name in names:
+                if other != kind:
+                    self.errors.pop(name, None)
+                    data[name] = getattr(self.instance, name)
+                elif data.get(name) is None and name not in self.errors:
+                    self.add_error(name, "This rule kind needs it.")
         return data
 
 
 class SamplingRuleForm(forms.ModelForm):
-    job = JobChoice(
-        queryset=BatchJob.objects.none(),
+    draws_from = forms.ChoiceField(
+        choices=(("source", "A trace source's daily jobs"), ("job", "One batch job")),
+        widget=forms.RadioSelect,
+        initial="source",
         required=False,
-        label="or batch job",
-        help_text="One of the two: a source's daily jobs, or this one job.",
+        label="Draws from",
     )
+    job = JobChoice(queryset=BatchJob.objects.none(), required=False, label="Batch job")
 
     class Meta:
         model = SamplingRule
@@ -118,6 +160,9 @@ class SamplingRuleForm(forms.ModelForm):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.order_fields(["draws_from"])
+        if self.instance.pk is not None and self.instance.job_id is not None:
+            self.fields["draws_from"].initial = "job"
         field = self.fields["job"]
         assert isinstance(field, JobChoice)
         recent = BatchJob.objects.order_by("-created_at", "-id")
@@ -126,9 +171,11 @@ class SamplingRuleForm(forms.ModelForm):
         own = self.instance.job
         if own is not None and own not in offered:  # an edited rule's older job stays picked
             offered.append(own)
-        field.widget.choices = [("", "---------")] + [
-            (str(job.pk), field.label_from_instance(job)) for job in offered
-        ]
+        field.widget.choices = _job_choices(field, offered, "Choose a batch job")
+        for name, prompt in (("source", "Choose a trace source"), ("project", "Choose a project")):
+            chosen = self.fields[name]
+            assert isinstance(chosen, forms.ModelChoiceField)
+            chosen.empty_label = prompt
 
     def clean_band(self) -> float:
         band: float = self.cleaned_data["band"]
@@ -143,8 +190,19 @@ class SamplingRuleForm(forms.ModelForm):
         return quota
 
     def clean(self) -> dict[str, object]:
+        """Only the scope chosen in "Draws from" counts (the other select is hidden on
+        the page and whatever it holds is dropped); a form sent without the choice, as
+        before it existed, must name exactly one."""
         data = super().clean() or {}
-        if bool(data.get("source")) == bool(data.get("job")):
+        chosen = data.get("draws_from") or self.data.get("draws_from")
+        if chosen in ("source", "job"):
+            other = "job" if chosen == "source" else "source"
+            data[other] = None
+            self.errors.pop(other, None)
+            if not data.get(chosen):
+                label = "a trace source" if chosen == "source" else "a batch job"
+                self.add_error(chosen, f"Choose {label}.")
+        elif bool(data.get("source")) == bool(data.get("job")):
             raise ValidationError("Pick a trace source or a batch job, not both.")
         return data
 

@@ -207,7 +207,8 @@ def rule_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         messages.success(request, "The alert rule is saved.")
         return redirect(saved)
     status = 400 if request.method == "POST" else 200
-    return render(request, "monitoring/rule_form.html", {"form": form, "rule": rule}, status=status)
+    context = {"form": form, "rule": rule, "known": trends.label_keys(trends.Scope(), 90)}
+    return render(request, "monitoring/rule_form.html", context, status=status)
 
 
 @admins
