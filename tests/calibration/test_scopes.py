@@ -209,8 +209,10 @@ def test_batch_lines_follow_their_scope_and_record_it(engine, tmp_path):
 def test_a_trace_line_is_in_its_source_scope_first():
     from grounding_app.calibration.services import line_scopes
 
-    assert line_scopes({"service": "chatbot", "format": "grounding"}) == [
+    labels = {"service": "chatbot", "format": "grounding", "team": "billing", "model": "x"}
+    assert line_scopes(labels) == [
         (Scope.SOURCE, "chatbot"),
-        (Scope.LABEL, "format=grounding"),
-        (Scope.LABEL, "service=chatbot"),
+        (Scope.LABEL, "model=x"),
+        (Scope.LABEL, "team=billing"),
     ]
+    assert line_scopes({"format": "grounding"}) == []
