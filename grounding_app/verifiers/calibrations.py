@@ -56,3 +56,31 @@ def by_scope(verifier: str | None, per_scope: int = 3) -> list[tuple[str, str, l
         shown = [_shown(r, verifier) for r in (applied + rest)[:per_scope]]
         out.append((Scope(kind).label, scope, shown))
     return out
+
+
+def versus(held: Any, scopes: list[tuple[str, str, list[Shown]]]) -> str:
+    """Which of the two the labels support better, in words: adapting the weights (the
+    active verifier's own held-back figures, when it was adapted) or a scope's calibration
+    (its best held-back gain). Each is measured on its own held-back labels, and the
+    sentence says so."""
+    best: tuple[float, str, int] | None = None
+    for kind, scope, shown in scopes:
+        for s in shown:
+            for f in s.fits:
+                if f.gain is not None and (best is None or f.gain > best[0]):
+                    best = (f.gain, f"the {kind} {scope}", int(f.figures["labels"]))
+    if held is None or best is None:
+        return ""
+    before = held.before.get("balanced_accuracy")
+    after = held.after.get("balanced_accuracy")
+    if before is None or after is None:
+        return ""
+    adapted = float(after) - float(before)
+    calibrated, where, count = best
+    better = "adapting the weights" if adapted > calibrated else f"calibrating {where}"
+    return (
+        f"Adapting the weights gained {adapted:+.3f} in balanced accuracy on "
+        f"{held.after.get('labels', '?')} held-back labels; calibrating {where} gained "
+        f"{calibrated:+.3f} on {count} (each on its own held-back labels): these labels "
+        f"support {better} better."
+    )

@@ -98,6 +98,7 @@ def _page(
         **_llm_judge_context(list(active.languages), judge_form),
         "calibrations": calibrations.by_scope(active.verifier_id),
     }
+    context["calibration_versus"] = calibrations.versus(context["held"], context["calibrations"])
     return render(request, "verifiers/page.html", context, status=status)
 
 

@@ -87,3 +87,25 @@ def test_only_admins_apply(make_user: Any, client: Client):
     assert response.status_code in (302, 403)
     found.refresh_from_db()
     assert found.state == Calibration.State.CANDIDATE
+
+
+def test_the_page_says_which_of_adaptation_and_calibration_the_labels_support():
+    from types import SimpleNamespace
+
+    from grounding_app.verifiers.calibrations import by_scope, versus
+
+    found = candidate("films", -1.5, "v@sha256:000000000001")
+    gain = found.fits["verifier"]["ba_after"] - found.fits["verifier"]["ba_before"]
+    scopes = by_scope("v@sha256:000000000001")
+    small = SimpleNamespace(
+        before={"balanced_accuracy": 0.70}, after={"balanced_accuracy": 0.71, "labels": 120}
+    )
+    said = versus(small, scopes)
+    assert "Adapting the weights gained +0.010 in balanced accuracy on 120" in said
+    assert f"calibrating the grounding config films gained {gain:+.3f} on 200" in said
+    assert said.endswith("support calibrating the grounding config films better.")
+    large = SimpleNamespace(
+        before={"balanced_accuracy": 0.5}, after={"balanced_accuracy": 0.9, "labels": 80}
+    )
+    assert versus(large, scopes).endswith("support adapting the weights better.")
+    assert versus(None, scopes) == "" and versus(large, []) == ""
