@@ -9,7 +9,6 @@ bounded input, in which windows (`windows`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +19,7 @@ from grounding_app.engine.checks.record_flag import same_word
 from grounding_app.engine.claim_work import _readable
 from grounding_app.engine.encoders import MemoEncoder
 from grounding_app.engine.judges import Evidence
+from grounding_app.engine.lang import profile
 from grounding_app.engine.lexical import (
     content_stems,
     numbers,
@@ -46,11 +46,8 @@ class _Candidate:
 
 # Bookkeeping attributes (document ids, chunk numbers, "sentences: 47-51" locators) say
 # nothing a claim could rest on, and text the judges never saw in training distracts them.
-_BOOKKEEPING = re.compile(
-    r"(^|[_-])(id|ids|uuid|guid|chunk|n_chunks|index|offset|hash"
-    r"|sentences?|lines?|pages?|paragraphs?|para)$",
-    re.I,
-)
+# Keys are read in English's words, whatever the facts' language.
+_BOOKKEEPING = profile("en").bookkeeping
 
 
 def is_bookkeeping(key: str) -> bool:

@@ -4,54 +4,22 @@
 faulty heater" says: the SPEC counts a partly true claim as unsupported, and a reviewer
 would call the certainty made up. The verifier reads both sentences as the same
 statement (they share every content word), so the engine finds the sentence that states
-the claim and looks for a hedge in it that the claim lacks. English is read with its own
-word and sentence readers; another language through its profile's word forms and hedges
-("הסרט כנראה זכה" against "הסרט זכה").
+the claim and looks for a hedge in it that the claim lacks. Words are read through the
+claim language's profile: its words, each content word's forms (an English stem; a
+Hebrew word with and without its prefixes) and its hedges ("הסרט כנראה זכה" against
+"הסרט זכה").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Sequence
 
-from grounding_app.engine.lang import profile
-from grounding_app.engine.lang.en import HEDGES
+from grounding_app.engine.lang import Profile, profile
 from grounding_app.engine.lang.sentences import sentences
-from grounding_app.engine.lexical import content_stems, words
 
 # A quotation is a source's own words, which a claim may report in its own ("criticised").
 _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d")
-
-
-@dataclass(frozen=True)
-class _Reader:
-    words: Callable[[str], list[str]]
-    # Each content word as the forms it matches by (an English stem; a Hebrew word with
-    # and without its prefixes).
-    content: Callable[[str], list[frozenset[str]]]
-    is_hedge: Callable[[str], bool]
-    sentences: Callable[[str], list[str]]
-
-
-@cache
-def _reader(language: str) -> _Reader:
-    if language == "en":
-        # Lower case only: "May" is a month.
-        return _Reader(
-            words,
-            lambda text: [frozenset((s,)) for s in content_stems(text)],
-            lambda word: word in HEDGES,
-            sentences,
-        )
-    reader = profile(language)
-    return _Reader(
-        reader.words,
-        lambda text: [reader.word_forms(w) for w in reader.content_words(text)],
-        lambda word: bool(reader.word_forms(word) & reader.hedges),
-        sentences,
-    )
 
 
 def _overlap(wanted: set[frozenset[str]], text: list[frozenset[str]]) -> int:
@@ -59,16 +27,16 @@ def _overlap(wanted: set[frozenset[str]], text: list[frozenset[str]]) -> int:
     return sum(1 for forms in wanted if forms & held)
 
 
-def _hedged(sentence: str, wanted: set[frozenset[str]], reader: _Reader, reach: int = 4) -> bool:
+def _hedged(sentence: str, wanted: set[frozenset[str]], reader: Profile, reach: int = 4) -> bool:
     """A hedge inside what the sentence says of the claim: with the claim's words on both
     sides of it, within `reach` words ("the drug may slow memory loss"), not in a clause
     of its own ("may have left him tired after he was substituted")."""
-    tokens = reader.words(_QUOTED.sub(" ", sentence))
+    tokens = reader.written_words(_QUOTED.sub(" ", sentence))
     for i, word in enumerate(tokens):
         if not reader.is_hedge(word):
             continue
-        before = reader.content(" ".join(tokens[max(0, i - reach) : i]))
-        after = reader.content(" ".join(tokens[i + 1 : i + 1 + reach]))
+        before = reader.content_forms(" ".join(tokens[max(0, i - reach) : i]))
+        after = reader.content_forms(" ".join(tokens[i + 1 : i + 1 + reach]))
         if _overlap(wanted, before) and _overlap(wanted, after):
             return True
     return False
@@ -82,14 +50,14 @@ def drops_hedge(
     A sentence states the claim when it holds at least `share` of the claim's content
     words and no other sentence holds more.
     """
-    reader = _reader(language)
-    if any(reader.is_hedge(w) for w in reader.words(claim)):
+    reader = profile(language)
+    if any(reader.is_hedge(w) for w in reader.written_words(claim)):
         return False
-    wanted = set(reader.content(claim))
+    wanted = set(reader.content_forms(claim))
     if len(wanted) < 2:
         return False
-    stated = [s for passage in evidence for s in reader.sentences(passage)]
-    covered = [_overlap(wanted, reader.content(s)) for s in stated]
+    stated = [s for passage in evidence for s in sentences(passage)]
+    covered = [_overlap(wanted, reader.content_forms(s)) for s in stated]
     best = max(covered, default=0)
     if best < share * len(wanted):
         return False

@@ -13,19 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from grounding_app.engine.lang.en import (
-    CAPITALS_ONLY,
-    DEFINITE,
-    DEMONYMS,
-    NAME_LINKS,
-    NEGATIONS,
-    NOT_NAMES,
-    PERSONAL_PRONOUNS,
-    PRONOUN_ENDINGS,
-    REFERRING,
-    STOPWORDS,
-    stem,
-)
+from grounding_app.engine.lang import profile
 from grounding_app.engine.lang.numbers import quantities, supported
 from grounding_app.engine.lang.numbers import unsupported as unsupported_numbers
 from grounding_app.engine.lang.sentences import sentences
@@ -38,6 +26,20 @@ from grounding_app.engine.normalise import (
     number_spans,
 )
 from grounding_app.engine.offsets import byte_prefix
+
+# Names, references and negations are read in English's words (its profile).
+_ENGLISH = profile("en")
+stem = _ENGLISH.stem
+_CAPITALS_ONLY = _ENGLISH.capitals_only
+_DEFINITE = _ENGLISH.definite
+_DEMONYMS = _ENGLISH.demonyms
+_NAME_LINKS = _ENGLISH.name_links
+_NEGATIONS = _ENGLISH.negations
+_NOT_NAMES = _ENGLISH.not_names
+_PERSONAL_PRONOUNS = _ENGLISH.personal_pronouns
+_PRONOUN_ENDINGS = _ENGLISH.pronoun_endings
+_REFERRING = _ENGLISH.referring
+_STOPWORDS = _ENGLISH.stopwords
 
 
 def words(text: str) -> list[str]:
@@ -66,7 +68,7 @@ def names(text: str) -> set[str]:
     """
     found: set[str] = set()
     for word in read(text).words:
-        if not word[0].isupper() or word.lower() in NOT_NAMES or is_number_word(word):
+        if not word[0].isupper() or word.lower() in _NOT_NAMES or is_number_word(word):
             continue
         found.add(stem(word))
     return found
@@ -90,7 +92,7 @@ def claim_marks(claim: str, passage: str) -> list[tuple[int, int, str]]:
         word = token.text
         if (
             not word[0].isupper()
-            or word.lower() in NOT_NAMES
+            or word.lower() in _NOT_NAMES
             or is_number_word(word)
             or stem(word) not in wanted
         ):
@@ -120,9 +122,9 @@ def _capitalised_runs(text: str) -> list[list[str]]:
     last_end = 0
 
     def close() -> None:
-        while run and run[-1].lower() in NAME_LINKS:
+        while run and run[-1].lower() in _NAME_LINKS:
             run.pop()
-        if sum(w.lower() not in NAME_LINKS for w in run) >= 2:
+        if sum(w.lower() not in _NAME_LINKS for w in run) >= 2:
             runs.append(list(run))
         run.clear()
 
@@ -133,7 +135,7 @@ def _capitalised_runs(text: str) -> list[list[str]]:
             if not joined:
                 close()
             run.append(word)
-        elif run and joined and word.lower() in NAME_LINKS:
+        elif run and joined and word.lower() in _NAME_LINKS:
             run.append(word)
         else:
             close()
@@ -152,7 +154,7 @@ def _named_spans(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     Space Administration" gives "nasa"."""
     spans = []
     for run in _capitalised_runs(text):
-        main = [i for i, w in enumerate(run) if w.lower() not in NAME_LINKS]
+        main = [i for i, w in enumerate(run) if w.lower() not in _NAME_LINKS]
         stretches = (
             (a, b)
             for a in range(len(main))
@@ -162,7 +164,7 @@ def _named_spans(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
             part = tuple(run[main[a] : main[b] + 1])
             whole = a == 0 and b == len(main) - 1
             if whole or not any(w.lower() == "and" for w in part):
-                initials = "".join(w[0] for w in part if w.lower() not in NAME_LINKS)
+                initials = "".join(w[0] for w in part if w.lower() not in _NAME_LINKS)
                 spans.append((initials.lower(), part))
     return tuple(spans)
 
@@ -183,17 +185,17 @@ def _is_abbreviation(match: re.Match[str]) -> bool:
 
 # Per country name, its adjectives: "france" -> {"french"}.
 _COUNTRY_ADJECTIVES: dict[str, frozenset[str]] = {
-    country: frozenset(a for a, names in DEMONYMS.items() if country in names)
-    for country in {name for names in DEMONYMS.values() for name in names}
+    country: frozenset(a for a, names in _DEMONYMS.items() if country in names)
+    for country in {name for names in _DEMONYMS.values() for name in names}
 }
 
 
-_PLACE_WORDS = frozenset(DEMONYMS) | {country.split()[0] for country in _COUNTRY_ADJECTIVES}
+_PLACE_WORDS = frozenset(_DEMONYMS) | {country.split()[0] for country in _COUNTRY_ADJECTIVES}
 
 
 def _has_phrase(phrase: str, written: Sequence[str]) -> bool:
     """Whether the words ``written`` hold the lower-case ``phrase`` ("united states")."""
-    if phrase in CAPITALS_ONLY:
+    if phrase in _CAPITALS_ONLY:
         return phrase.upper() in written
     parts = phrase.split()
     n = len(parts)
@@ -219,7 +221,7 @@ def named_otherwise(claim: str, evidence: str) -> set[str]:
     evidence_words = words(evidence)
     evidence_set = {w.lower() for w in evidence_words}
     for word, adjective in zip(claim_words, lowered, strict=True):
-        countries = DEMONYMS.get(adjective, ()) if word[:1].isupper() else ()
+        countries = _DEMONYMS.get(adjective, ()) if word[:1].isupper() else ()
         if any(_has_phrase(c, evidence_words) for c in countries):
             found.add(stem(word))
     for country, adjectives in _COUNTRY_ADJECTIVES.items():
@@ -261,9 +263,9 @@ def reference(sentence: str) -> str | None:
     if not opening:
         return None
     first = opening[0].lower()
-    if first in REFERRING:
+    if first in _REFERRING:
         return PRONOUN
-    if first not in DEFINITE:
+    if first not in _DEFINITE:
         return None
     if first == "the" and len(opening) > 1 and opening[1][:1].isupper():
         return None
@@ -278,7 +280,7 @@ def refers_back(sentence: str) -> bool:
 def opens_with_pronoun(sentence: str) -> bool:
     """Whether a sentence opens with a personal or possessive pronoun ("It won ...")."""
     first = words(sentence)[:1]
-    return bool(first) and first[0].lower() in PRONOUN_ENDINGS
+    return bool(first) and first[0].lower() in _PRONOUN_ENDINGS
 
 
 def subject_stems(sentence: str) -> list[str]:
@@ -288,7 +290,7 @@ def subject_stems(sentence: str) -> list[str]:
     subject: list[str] = []
     for word in words(sentence):
         lower = word.lower()
-        if lower in STOPWORDS or lower in NEGATIONS:
+        if lower in _STOPWORDS or lower in _NEGATIONS:
             if subject:
                 break
             continue
@@ -306,11 +308,11 @@ def resolve_reference(claim: str, context: str, names: frozenset[str] = frozense
     `roles.proper_names`), so "she was shot." after "malala yousafzai won." resolves.
     """
     first = claim.split(maxsplit=1)
-    if len(first) < 2 or first[0].lower() not in PRONOUN_ENDINGS or not context:
+    if len(first) < 2 or first[0].lower() not in _PRONOUN_ENDINGS or not context:
         return None
     last = sentences(context.strip())[-1]
     subject = opening_name(last)
-    if subject and subject.lower() not in STOPWORDS:
+    if subject and subject.lower() not in _STOPWORDS:
         name = subject
     else:
         opening = words(last)
@@ -320,14 +322,14 @@ def resolve_reference(claim: str, context: str, names: frozenset[str] = frozense
         if not run:
             return None
         name = " ".join(run)
-    if words(name)[0].lower() in PRONOUN_ENDINGS:
+    if words(name)[0].lower() in _PRONOUN_ENDINGS:
         return None
-    return f"{name}{PRONOUN_ENDINGS[first[0].lower()]} {first[1]}"
+    return f"{name}{_PRONOUN_ENDINGS[first[0].lower()]} {first[1]}"
 
 
 def has_negation(text: str) -> bool:
     lowered = text.lower().replace("\u2019", "'")
-    return any(w in NEGATIONS for w in read(lowered).words) or ("n't" in lowered)
+    return any(w in _NEGATIONS for w in read(lowered).words) or ("n't" in lowered)
 
 
 @dataclass(frozen=True)
@@ -413,14 +415,14 @@ def _items(text: str) -> list[_Item]:
             continue
         word = token.text
         lower = word.lower()
-        if lower in PERSONAL_PRONOUNS:
+        if lower in _PERSONAL_PRONOUNS:
             close_name()
             items.append(_Item("pronoun", frozenset({lower})))
             continue
-        if lower in STOPWORDS or lower in NEGATIONS:
+        if lower in _STOPWORDS or lower in _NEGATIONS:
             close_name()
             continue
-        if word[0].isupper() and lower not in NOT_NAMES:
+        if word[0].isupper() and lower not in _NOT_NAMES:
             if name and not _NAME_JOINER.fullmatch(text, name_end, token.start):
                 close_name()
             name.append(stem(word))
@@ -492,7 +494,7 @@ def _tokens(text: str) -> list[tuple[str, frozenset[str]]]:
             out.append(("number", frozenset({value})))
             continue
         lower = token.text.lower()
-        if lower in STOPWORDS or lower in NEGATIONS:
+        if lower in _STOPWORDS or lower in _NEGATIONS:
             out.append(("stop", frozenset()))
         else:
             out.append(("word", frozenset({stem(lower)})))

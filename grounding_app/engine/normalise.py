@@ -34,10 +34,10 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from grounding_app.engine.lang.en import MONTH_NAMES, MONTHS
+from grounding_app.engine.lang import profile
 from grounding_app.engine.lang.numbers import canonical_number, is_number_word, raw_numbers
 from grounding_app.engine.lang.sentences import CITATION_RUN
-from grounding_app.engine.lang.text import read
+from grounding_app.engine.lang.text import TAG, read
 
 __all__ = [
     "CITATION_RUN",
@@ -76,9 +76,6 @@ def strip_citations(text: str) -> str:
     return _CITATIONS.sub(replace, text)
 
 
-# An HTML or XML tag: a name, then attributes with values only, so that "a<b and c>d"
-# is no tag.
-_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'|[^\s\"'<>]+))*\s*/?>")
 _RUN_OF_SPACES = re.compile(r"[ \t]{2,}")
 
 
@@ -91,7 +88,7 @@ def strip_markup(text: str) -> str:
     """
     if "<" not in text:
         return text
-    return _RUN_OF_SPACES.sub(" ", _TAG.sub(" ", text)).strip()
+    return _RUN_OF_SPACES.sub(" ", TAG.sub(" ", text)).strip()
 
 
 # --- numbers (read by `lang.numbers`) ---------------------------------------------------
@@ -165,15 +162,14 @@ def canonical_numbers(text: str) -> set[str]:
 
 # --- dates -------------------------------------------------------------------------------
 
-_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+# Dates are read in English's words (its profile's month names and patterns), whatever
+# the text's language: numeric dates are read in every language.
+_ENGLISH = profile("en")
 _YEAR = r"(?P<year>\d{4})"
 _DATES = (
     re.compile(rf"\b{_YEAR}-(?P<m>[01]?\d)-(?P<d>[0-3]?\d)\b"),
     re.compile(rf"\b(?P<a>[0-3]?\d)[/.](?P<b>[0-3]?\d)[/.]{_YEAR}\b"),
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.I),
-    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I),
-    re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I),
+    *_ENGLISH.dates_in_words,
 )
 
 
@@ -212,7 +208,7 @@ def _read_dates(text: str) -> tuple[_Date, ...]:
                 a, b = int(m.group("a")), int(m.group("b"))
                 candidates = {(year, b, a), (year, a, b)}
             else:
-                month = MONTHS[m.group("month").lower()]
+                month = _ENGLISH.written_months[m.group("month").lower()]
                 day = int(groups["day"]) if groups.get("day") else 0
                 candidates = {(year, month, day)}
             # Day 0 stands for none given, which only a month and year may have.
@@ -225,7 +221,6 @@ def _read_dates(text: str) -> tuple[_Date, ...]:
     return tuple(sorted(found, key=lambda d: d.start))
 
 
-_DECADE = re.compile(r"\b(?:the\s+)?(?P<decade>[12]\d{2}0)['\u2019]?s\b", re.I)
 _YEAR_WRITTEN = re.compile(r"(?<![\w.,])[12]\d{3}(?![\w,]|\.\d)")
 
 
@@ -239,7 +234,7 @@ def _decades(claim: str, evidence: str) -> str:
         start = int(match.group("decade"))
         return next((y for y in years if start <= int(y) < start + 10), match.group())
 
-    return _DECADE.sub(year_in, claim)
+    return _ENGLISH.decade.sub(year_in, claim)
 
 
 def date_spans(text: str) -> list[tuple[int, int]]:
@@ -276,7 +271,7 @@ def align_dates(claim: str, evidence: str) -> str:
             year, month, day = min(date.readings)
             if day or (year, month) not in months:
                 continue
-            form = f"{MONTH_NAMES[month - 1]} {year}"
+            form = f"{_ENGLISH.month_names[month - 1]} {year}"
         if form != text:
             parts += [claim[position : date.start], form]
             position = date.end

@@ -613,7 +613,7 @@ class GroundingEngine:
     def _reads_records(self, reading: Reading) -> bool:
         """Whether a record's yes or no states the claim, in a language read for it."""
         return reading.language in record_flag.CHECK.languages and record_states(
-            reading.claim, reading.statements
+            reading.claim, reading.statements, reading.language
         )
 
     @staticmethod

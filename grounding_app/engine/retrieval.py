@@ -28,7 +28,7 @@ import numpy as np
 
 from grounding_app.engine.lang import CJK_RUN, bigrams, extra_forms
 from grounding_app.engine.lang.sentences import sentence_spans
-from grounding_app.engine.lang.text import read, runs
+from grounding_app.engine.lang.text import KEY_VALUE_LINE, read, runs
 from grounding_app.engine.lexical import content_stems, numbers
 from grounding_app.engine.types import Fact
 
@@ -136,9 +136,6 @@ _DECODER = json.JSONDecoder()
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z][a-z]{2})|(?<=[A-Z])(?=[A-Z][a-z]{2})")
 _KEY_SEPARATORS = re.compile(r"[_\s-]+")
-_KEY_VALUE_LINE = re.compile(
-    r"[ \t]*(?P<key>[^\W\d_][\w .'/()&-]{0,60}?)(?:[ \t]*=[ \t]*|:[ \t]+)(?P<value>\S.*?)\s*"
-)
 _TERMINAL = (".", "!", "?", "\u3002", "\uff01", "\uff1f")  # and the CJK full stops
 # Deeper nesting is no record a reader would state line by line (and recursion is bounded).
 _MAX_DEPTH = 32
@@ -340,7 +337,7 @@ def _key_value_lines(text: str) -> list[_Value] | None:
     values: list[_Value] = []
     line_start = 0
     for line in text.splitlines(keepends=True):
-        match = _KEY_VALUE_LINE.fullmatch(line.rstrip("\r\n"))
+        match = KEY_VALUE_LINE.fullmatch(line.rstrip("\r\n"))
         if match is None:
             if line.strip():
                 return None
@@ -391,7 +388,7 @@ def turns(text: str) -> tuple[tuple[str, str], ...]:
 def _turns(text: str) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     for line in text.splitlines():
-        match = _KEY_VALUE_LINE.fullmatch(line)
+        match = KEY_VALUE_LINE.fullmatch(line)
         if match is not None and ":" in line[match.end("key") : match.start("value")]:
             found.append((match.group("key").strip().casefold(), match.group("value")))
         elif line.strip() and found:

@@ -15,27 +15,24 @@ too. On dev_realistic it fires on 1 % of the examples, 25 of 27 of them unsuppor
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from grounding_app.engine.lang.en import (
-    ACTION_PARTICLES,
-    CLAUSE_BREAK,
-    NEGATIONS,
-    NOT_AGENTS,
-    STOPWORDS,
-    THIRD_PERSON_PRONOUNS,
-    stem,
-)
+from grounding_app.engine.lang import profile
 from grounding_app.engine.lang.sentences import sentences
 from grounding_app.engine.lang.text import read
 
+# Who did what is read in English's words.
+_ENGLISH = profile("en")
+stem = _ENGLISH.stem
+_STOPWORDS = _ENGLISH.stopwords
+_NEGATIONS = _ENGLISH.negations
+_THIRD_PERSON = _ENGLISH.third_person_pronouns
 # A claim's clauses: "A proposed X, which B criticised" and "A tested X, and B funded it".
-_CLAUSE = re.compile(CLAUSE_BREAK, re.IGNORECASE)
+_CLAUSE = _ENGLISH.clause_break
 # Capitalised words that name no one who could do something, as stems.
-_NOT_AGENTS = frozenset(stem(word) for word in NOT_AGENTS)
+_NOT_AGENTS = frozenset(stem(word) for word in _ENGLISH.not_agents)
 
 
 @dataclass(frozen=True)
@@ -60,7 +57,7 @@ def proper_names(texts: Sequence[str]) -> frozenset[str]:
         written = read(passage).view("name cases", _name_cases)
         capital.update(written[0])
         lower.update(written[1])
-    skip = STOPWORDS | NEGATIONS
+    skip = _STOPWORDS | _NEGATIONS
     return frozenset(
         {stem(w) for w in capital if w.lower() not in skip}
         - {stem(w) for w in lower if w not in skip}
@@ -103,9 +100,13 @@ def _tokens(text: str, proper: frozenset[str]) -> list[_Token]:
     for token in read(text).name_tokens:
         word = token.text
         lowered = word.lower()
-        if lowered in THIRD_PERSON_PRONOUNS or lowered == "by" or lowered in ACTION_PARTICLES:
+        if (
+            lowered in _THIRD_PERSON
+            or lowered in _ENGLISH.agent_markers
+            or lowered in _ENGLISH.action_particles
+        ):
             out.append(_Token(lowered, False))
-        elif lowered not in STOPWORDS and lowered not in NEGATIONS:
+        elif lowered not in _STOPWORDS and lowered not in _NEGATIONS:
             stemmed = stem(word)
             out.append(_Token(stemmed, stemmed in proper))
     return out
@@ -132,7 +133,7 @@ def _doers(sentence: Sequence[_Token], action: frozenset[str]) -> list[frozenset
     return [
         group
         for start, group in _names(sentence)
-        if start < first or (start > 0 and sentence[start - 1].stem == "by")
+        if start < first or (start > 0 and sentence[start - 1].stem in _ENGLISH.agent_markers)
     ]
 
 
@@ -148,7 +149,7 @@ def _weights(clause: Sequence[_Token], subject: frozenset[str]) -> dict[str, flo
     end = next((i for i, t in enumerate(clause) if not t.name), len(clause))
     weight: dict[str, float] = {}
     for i, t in enumerate(clause[end:], start=end):
-        if t.stem not in subject and t.stem not in THIRD_PERSON_PRONOUNS:
+        if t.stem not in subject and t.stem not in _THIRD_PERSON:
             weight[t.stem] = max(weight.get(t.stem, 0.0), 1.0 / (i - end + 1))
     return weight
 
@@ -176,7 +177,7 @@ def _done_by_another(
         rivals = [
             g for g in _doers(sentence, action) if len(g) > 1 and not g & (subject | mentioned)
         ]
-        if rivals and not {t.stem for t in sentence} & THIRD_PERSON_PRONOUNS:
+        if rivals and not {t.stem for t in sentence} & _THIRD_PERSON:
             return True
     return False
 
@@ -189,7 +190,8 @@ def misattributes(claim: str, evidence: Sequence[str], names: frozenset[str] = f
     where Malala Yousafzai was).
     """
     proper = names | _proper_names(tuple(evidence))
-    tokens = [[t for t in _tokens(c, proper) if t.stem != "by"] for c in clauses(claim)]
+    markers = _ENGLISH.agent_markers
+    tokens = [[t for t in _tokens(c, proper) if t.stem not in markers] for c in clauses(claim)]
     subjects = [_subject(clause) for clause in tokens]
     if not any(subjects):
         return False

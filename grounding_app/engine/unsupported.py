@@ -21,8 +21,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from grounding_app.engine.lang import he
-from grounding_app.engine.lang.en import UNMARKED_WORDS
+from grounding_app.engine.lang import PROFILES, profile
 from grounding_app.engine.lang.sentences import sentences as split
 from grounding_app.engine.lang.text import read
 from grounding_app.engine.lexical import named_otherwise, stem
@@ -66,10 +65,15 @@ def _fold(word: str) -> str:
     return stem(folded.removesuffix("'s"))
 
 
+# Words never shown as unsupported, whatever the claim's language (English's list holds
+# French, Spanish and German articles too).
+_UNMARKED = profile("en").unmarked
+
+
 def is_content(word: str) -> bool:
     """Names, numbers, dates and other words that carry the claim's meaning."""
     folded = word.casefold()
-    return folded not in UNMARKED_WORDS and (len(folded) > 1 or folded.isdigit())
+    return folded not in _UNMARKED and (len(folded) > 1 or folded.isdigit())
 
 
 def words(text: str, offset: int = 0) -> list[Word]:
@@ -112,7 +116,10 @@ def best_evidence(claim: str, evidence: Sequence[frozenset[str]]) -> int | None:
 def _known(word: str, vocab: frozenset[str]) -> bool:
     if _fold(word) in vocab:
         return True
-    return len(word) > 3 and word[0] in he.PREFIXES and _fold(word[1:]) in vocab
+    return any(
+        shed is not None and _fold(shed) in vocab
+        for shed in (p.shed_one(word) for p in PROFILES.values())
+    )
 
 
 def matched_otherwise(claim: str, evidence: str) -> frozenset[str]:

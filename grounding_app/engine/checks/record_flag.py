@@ -7,23 +7,27 @@ names a key's last word ("seating"; a stem sharing its first five letters will d
 "deliv" in "delivers" for "deliveri" in "delivery") must agree with the answer: negated
 for "no", not negated for "yes" (`flag_disagrees`, a contradiction). A claim each of
 whose clauses names such a key, agrees with it, and says nothing else than the record's
-other statements and words of having or offering (`lang.en.OFFERING_WORDS`) states only
+other statements and words of having or offering (the profile's `offering`) states only
 what the record states (`record_states`): the pipeline lifts the judge's odds for it.
+The statements are read by the profile's `record_flag` pattern.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from grounding_app.engine.checks import CONTRADICTION, Check, Reading
-from grounding_app.engine.lang.en import OFFERING_WORDS
+from grounding_app.engine.lang import Profile, profile
 from grounding_app.engine.lexical import content_stems, has_negation, stem
 from grounding_app.engine.roles import clauses
 
-_FLAG = re.compile(r"(?P<key>[^:]+): (?P<answer>yes|no)\.")
-_OFFERING = frozenset(stem(word) for word in OFFERING_WORDS)
+
+@cache
+def _offering(language: str) -> frozenset[str]:
+    """The stems of the words that only say a thing is offered."""
+    return frozenset(stem(word) for word in profile(language).offering)
 
 
 @dataclass(frozen=True)
@@ -32,14 +36,14 @@ class _Flag:
     yes: bool
 
 
-def _flags(statements: Iterable[str]) -> list[_Flag]:
+def _flags(statements: Iterable[str], words_of: Profile) -> list[_Flag]:
     flags = []
     for statement in statements:
-        match = _FLAG.fullmatch(statement)
+        match = words_of.record_flag.fullmatch(statement)
         if match is not None:
             key = tuple(content_stems(match.group("key")))
             if key:
-                flags.append(_Flag(key, match.group("answer") == "yes"))
+                flags.append(_Flag(key, match.group("yes") is not None))
     return flags
 
 
@@ -54,10 +58,10 @@ def _named(flag: _Flag, stems: Sequence[str]) -> bool:
     return any(same_word(flag.key[-1], word) for word in stems)
 
 
-def flag_disagrees(claim: str, statements: tuple[str, ...]) -> bool:
+def flag_disagrees(claim: str, statements: tuple[str, ...], language: str = "en") -> bool:
     """Whether a record's yes/no statement says the opposite of a clause of the claim
     about its key ("they deliver, but have no seating" is read clause by clause)."""
-    flags = _flags(statements)
+    flags = _flags(statements, profile(language))
     for clause in clauses(claim) if flags else ():
         stems = content_stems(clause)
         negated = has_negation(clause)
@@ -66,16 +70,18 @@ def flag_disagrees(claim: str, statements: tuple[str, ...]) -> bool:
     return False
 
 
-def record_states(claim: str, statements: tuple[str, ...]) -> bool:
+def record_states(claim: str, statements: tuple[str, ...], language: str = "en") -> bool:
     """Whether every clause of the claim says no more than a record's yes or no it names
     (with the record's other statements, for "Luigi's" or "an Italian restaurant")."""
-    flags = _flags(statements)
+    words_of = profile(language)
+    flags = _flags(statements, words_of)
     if not flags:
         return False
+    offering = _offering(language)
     known = {
         s
         for statement in statements
-        if _FLAG.fullmatch(statement) is None
+        if words_of.record_flag.fullmatch(statement) is None
         for s in content_stems(statement)
     }
     parts = clauses(claim)
@@ -86,14 +92,14 @@ def record_states(claim: str, statements: tuple[str, ...]) -> bool:
             return False
         keys = [word for flag in named for word in flag.key]
         for word in stems:
-            if word in _OFFERING or word in known or any(same_word(word, k) for k in keys):
+            if word in offering or word in known or any(same_word(word, k) for k in keys):
                 continue
             return False
     return bool(parts)
 
 
 def _fires(reading: Reading) -> bool:
-    return flag_disagrees(reading.claim, reading.statements)
+    return flag_disagrees(reading.claim, reading.statements, reading.language)
 
 
 CHECK = Check(

@@ -2,57 +2,49 @@
 
 The verifier reads "The council unanimously approved the plan." against "The council
 approved the plan by a 7-2 vote." at 0.5-0.7: every word but one is there, and it does not
-weigh "unanimously" against a tally. A claim of unanimity (`lang.en.UNANIMITY`, not
-negated) is contradicted by an evidence sentence that reports a vote with a minority: a
-tally whose second count is above zero ("7-2", "5 to 4"), or members voting against.
-Tallies are read here, minimally (two counts of at most three digits, the larger first:
-no year range "2019-2020"); numbers in general are read by the language profile.
+weigh "unanimously" against a tally. A claim of unanimity (the profile's `unanimity`,
+not negated) is contradicted by an evidence sentence that reports a vote with a
+minority: a tally whose second count is above zero ("7-2", "5 to 4"; the profile's
+`tally`: two counts of at most three digits, the larger first, no year range
+"2019-2020"), or members voting against.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 
 from grounding_app.engine.checks import CONTRADICTION, Check, Reading
-from grounding_app.engine.lang.en import (
-    DISSENT_WORDS,
-    UNANIMITY,
-    UNANIMITY_PHRASES,
-    VOTE_WORDS,
-)
+from grounding_app.engine.lang import Profile, profile
 from grounding_app.engine.lexical import has_negation, sentences, words
 
-_TALLY = re.compile(
-    r"(?<!\d)(?<!\d[.,])(\d{1,3})\s*(?:-|\u2013|\u2014|to)\s*(\d{1,3})(?!\d|[.,]\d)"
-)
 
-
-def _claims_unanimity(claim: str) -> bool:
+def _claims_unanimity(claim: str, words_of: Profile) -> bool:
     lowered = [w.lower() for w in words(claim)]
     pairs = {f"{a} {b}" for a, b in itertools.pairwise(lowered)}
-    return bool(UNANIMITY & set(lowered) or UNANIMITY_PHRASES & pairs) and not has_negation(claim)
+    claimed = words_of.unanimity & set(lowered) or words_of.unanimity_phrases & pairs
+    return bool(claimed) and not has_negation(claim)
 
 
-def _split_vote(sentence: str) -> bool:
+def _split_vote(sentence: str, words_of: Profile) -> bool:
     """Whether a sentence reports a vote some voted against."""
     lowered = {w.lower() for w in words(sentence)}
-    if not lowered & VOTE_WORDS:
+    if not lowered & words_of.vote_words:
         return False
-    if lowered & DISSENT_WORDS:
+    if lowered & words_of.dissent_words:
         return True
-    return any(int(a) >= int(b) > 0 for a, b in _TALLY.findall(sentence))
+    return any(int(a) >= int(b) > 0 for a, b in words_of.tally.findall(sentence))
 
 
-def calls_split_vote_unanimous(claim: str, evidence: tuple[str, ...]) -> bool:
+def calls_split_vote_unanimous(claim: str, evidence: tuple[str, ...], language: str) -> bool:
     """Whether the claim calls a vote unanimous that an evidence sentence gives as split."""
-    if not _claims_unanimity(claim):
+    words_of = profile(language)
+    if not _claims_unanimity(claim, words_of):
         return False
-    return any(_split_vote(s) for passage in evidence for s in sentences(passage))
+    return any(_split_vote(s, words_of) for passage in evidence for s in sentences(passage))
 
 
 def _fires(reading: Reading) -> bool:
-    return calls_split_vote_unanimous(reading.claim, reading.passages)
+    return calls_split_vote_unanimous(reading.claim, reading.passages, reading.language)
 
 
 SEVEN_TWO = "The council approved the plan by a 7\u20132 vote on Tuesday."

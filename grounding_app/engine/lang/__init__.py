@@ -1,9 +1,11 @@
 """Language profiles: which language a text is in, and how its words are read.
 
 A profile holds a language's word tables (stop words, negations, number words, month
-names, the sentences that assert nothing) and its word forms: English words are
-stemmed; Hebrew words shed the one-letter prefixes written onto them ("ובבית" is
-"בבית", "בית"). The language of a
+names, the sentences that assert nothing, the words each check reads) and its word
+forms: English words are stemmed; Hebrew words shed the one-letter prefixes written onto
+them ("ובבית" is "בבית", "בית"). The engine reaches a language's words only through its
+profile: no module outside `lang/` imports a language's module or compiles a pattern of
+its words (`tests/engine/test_words_in_one_place.py`). The language of a
 claim is identified by py3langid (an offline port of langid.py that ships its model in
 the wheel: no download, ~0.1 ms a sentence, 97 languages), trusted only when confident,
 since a few short English claims ("monsters university!") look like other languages.
@@ -53,6 +55,8 @@ def bigrams(run: str) -> list[str]:
 
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+# What a language without a pattern of its own matches: nothing.
+_NOTHING = re.compile(r"(?!)")
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,47 @@ class Profile:
     # that `lang/sentences.py:unchecked_reason` reads, every profile's in every answer.
     unchecked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     forms: Callable[[str], frozenset[str]] = lambda word: frozenset((word,))
+    # A stemmed language's checks read words as written (case tells "May" from "may")
+    # and compare them by stem (`read(text).content_stems`); others read them
+    # case-folded and compare them by their forms.
+    stemmed: bool = False
+    stem: Callable[[str], str] = str.lower
+    # Letters written onto the next word (Hebrew's conjunction, article, prepositions).
+    prefixes: frozenset[str] = frozenset()
+    # Names, references and pronouns (`lexical.py`, `roles.py`).
+    not_names: frozenset[str] = frozenset()
+    capitals_only: frozenset[str] = frozenset()
+    demonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    name_links: frozenset[str] = frozenset()
+    definite: frozenset[str] = frozenset()
+    referring: frozenset[str] = frozenset()
+    personal_pronouns: frozenset[str] = frozenset()
+    pronoun_endings: Mapping[str, str] = field(default_factory=dict)
+    third_person_pronouns: frozenset[str] = frozenset()
+    not_agents: frozenset[str] = frozenset()
+    action_particles: frozenset[str] = frozenset()
+    # The words that mark the doer of a passive ("directed by James Cameron").
+    agent_markers: frozenset[str] = frozenset()
+    clause_break: re.Pattern[str] = _NOTHING
+    # Dates in words, for the judge's alignments (`normalise.py`): month names and
+    # abbreviations -> 1..12, the full names a date is written with, the patterns.
+    written_months: Mapping[str, int] = field(default_factory=dict)
+    month_names: tuple[str, ...] = ()
+    dates_in_words: tuple[re.Pattern[str], ...] = ()
+    decade: re.Pattern[str] = _NOTHING
+    # What the checks read: a record's yes/no statement and the words that only say a
+    # thing is offered (`checks/record_flag.py`), a vote called unanimous and a tally
+    # (`checks/vote.py`), the words never shown as unsupported (`unsupported.py`), the
+    # attribute keys that only locate a fact (`evidence.py`).
+    record_flag: re.Pattern[str] = _NOTHING
+    offering: frozenset[str] = frozenset()
+    unanimity: frozenset[str] = frozenset()
+    unanimity_phrases: frozenset[str] = frozenset()
+    vote_words: frozenset[str] = frozenset()
+    dissent_words: frozenset[str] = frozenset()
+    tally: re.Pattern[str] = _NOTHING
+    unmarked: frozenset[str] = frozenset()
+    bookkeeping: re.Pattern[str] = _NOTHING
 
     def words(self, text: str) -> list[str]:
         """Lower-case words, in order; CJK runs as character pairs."""
@@ -85,6 +130,29 @@ class Profile:
 
     def word_forms(self, word: str) -> frozenset[str]:
         return self.forms(word.casefold())
+
+    def shed_one(self, word: str) -> str | None:
+        """The word less a prefix letter, where four letters or more are written."""
+        return word[1:] if len(word) > 3 and word[0] in self.prefixes else None
+
+    def written_words(self, text: str) -> list[str]:
+        """The words in order as a check reads them: as written in a stemmed language,
+        else as `words` reads them."""
+        return list(read(text).words) if self.stemmed else self.words(text)
+
+    def content_forms(self, text: str) -> list[frozenset[str]]:
+        """Each content word as the forms it matches by: its stem in a stemmed language,
+        else the word with and without its prefixes."""
+        if self.stemmed:
+            return [frozenset((s,)) for s in read(text).content_stems]
+        return [self.word_forms(w) for w in self.content_words(text)]
+
+    def is_hedge(self, word: str) -> bool:
+        """Whether a word of `written_words` marks a statement as uncertain (in a stemmed
+        language only in lower case: "May" is a month)."""
+        if self.stemmed:
+            return word in self.hedges
+        return bool(self.word_forms(word) & self.hedges)
 
     def is_negation(self, word: str) -> bool:
         return any(form in self.negations for form in self.word_forms(word))
@@ -180,6 +248,16 @@ def _unchecked(tables: ModuleType) -> dict[str, tuple[str, ...]]:
     }
 
 
+def _dates_in_words(months: Mapping[str, int]) -> tuple[re.Pattern[str], ...]:
+    """English's patterns of dates in words, its month names filled in (longest first)."""
+    month = r"(?P<month>" + "|".join(sorted(months, key=len, reverse=True)) + r")\.?"
+    year = r"(?P<year>\d{4})"
+    return tuple(
+        re.compile(form.format(day=en.DATE_DAY, month=month, year=year), re.I)
+        for form in en.DATES_IN_WORDS
+    )
+
+
 ENGLISH = Profile(
     "en",
     "English",
@@ -190,6 +268,34 @@ ENGLISH = Profile(
     number_words=en.NUMBER_WORDS,
     forms=_stem_forms,
     unchecked=_unchecked(en),
+    stemmed=True,
+    stem=en.stem,
+    not_names=en.NOT_NAMES,
+    capitals_only=en.CAPITALS_ONLY,
+    demonyms=en.DEMONYMS,
+    name_links=en.NAME_LINKS,
+    definite=en.DEFINITE,
+    referring=en.REFERRING,
+    personal_pronouns=en.PERSONAL_PRONOUNS,
+    pronoun_endings=en.PRONOUN_ENDINGS,
+    third_person_pronouns=en.THIRD_PERSON_PRONOUNS,
+    not_agents=en.NOT_AGENTS,
+    action_particles=en.ACTION_PARTICLES,
+    agent_markers=en.AGENT_MARKERS,
+    clause_break=re.compile(en.CLAUSE_BREAK, re.IGNORECASE),
+    written_months=en.MONTHS,
+    month_names=tuple(en.MONTH_NAMES),
+    dates_in_words=_dates_in_words(en.MONTHS),
+    decade=re.compile(en.DECADE, re.I),
+    record_flag=re.compile(en.RECORD_FLAG),
+    offering=en.OFFERING_WORDS,
+    unanimity=en.UNANIMITY,
+    unanimity_phrases=en.UNANIMITY_PHRASES,
+    vote_words=en.VOTE_WORDS,
+    dissent_words=en.DISSENT_WORDS,
+    tally=re.compile(en.TALLY),
+    unmarked=en.UNMARKED_WORDS,
+    bookkeeping=re.compile(en.BOOKKEEPING_KEY, re.I),
 )
 HEBREW = Profile(
     "he",
@@ -202,6 +308,7 @@ HEBREW = Profile(
     number_words=he.NUMBER_WORDS,
     forms=he.forms,
     unchecked=_unchecked(he),
+    prefixes=he.PREFIXES,
 )
 PROFILES = {p.code: p for p in (ENGLISH, HEBREW)}
 

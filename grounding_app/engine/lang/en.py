@@ -48,7 +48,8 @@ def stem(word: str) -> str:
 
 
 # The checks' own tables follow, one section per module that reads them. Regexes are
-# kept here as pattern text; each check compiles its own, with its flags.
+# kept here as pattern text; the profile (`lang/__init__.py:ENGLISH`) compiles them, with
+# their flags, and the checks read them there.
 
 # --- claims: abbreviations, lower-cased with their final period ------------------------
 
@@ -404,6 +405,16 @@ MONTHS = {
 # Full month names as a date is written ("December 1997").
 MONTH_NAMES = ("January February March April May June July August September October"
                " November December").split()  # fmt: skip
+# How dates are written in words, around a month name (`DATE_MONTH`, filled in by the
+# profile): "4 July 1950", "the 4th of July, 1950", "July 4, 1950", "July 1950".
+DATE_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+DATES_IN_WORDS = (
+    r"\b{day}\s+(?:of\s+)?{month},?\s+{year}\b",
+    r"\b{month}\s+{day},?\s+{year}\b",
+    r"\b{month},?\s+{year}\b",
+)
+# A decade, read as the years it holds: "the 1990s", "1990's".
+DECADE = r"\b(?:the\s+)?(?P<decade>[12]\d{2}0)['\u2019]?s\b"
 
 # --- lexical: names, references and pronouns -------------------------------------------
 
@@ -561,7 +572,19 @@ MEASURES = {
 RANGE_JOINERS = ("–", "—", "-", "to", "and")
 RANGE_OPENERS = {"and": "between"}
 
+# --- evidence: attributes that locate a fact ---------------------------------------------
+
+# A key whose last word is one of these (document ids, chunk numbers, "sentences: 47-51"
+# locators) says nothing a claim could rest on (`evidence.is_bookkeeping`).
+BOOKKEEPING_KEY = (
+    r"(^|[_-])(id|ids|uuid|guid|chunk|n_chunks|index|offset|hash"
+    r"|sentences?|lines?|pages?|paragraphs?|para)$"
+)
+
 # --- records: how a claim says a record's "yes" ----------------------------------------
+
+# A record's yes/no statement as the facts' reader writes it ("outdoor seating: no.").
+RECORD_FLAG = r"(?P<key>[^:]+): (?:(?P<yes>yes)|no)\."
 
 # A record's yes/no key ("outdoor seating: yes") is claimed in words that add nothing but
 # that the thing is there to have: "customers can make reservations", "outdoor seating is
@@ -584,9 +607,13 @@ UNANIMITY_PHRASES = frozenset(
 # Words of a sentence that reports a vote, and those that give its dissent.
 VOTE_WORDS = frozenset("vote votes voted voting ballot approved passed rejected adopted".split())
 DISSENT_WORDS = frozenset("against opposed dissented dissenting abstained".split())
+# A tally: two counts of at most three digits ("7-2", "5 to 4"; no year range "2019-2020").
+TALLY = r"(?<!\d)(?<!\d[.,])(\d{1,3})\s*(?:-|\u2013|\u2014|to)\s*(\d{1,3})(?!\d|[.,]\d)"
 
 # --- roles: words that say which way an action goes ----------------------------------
 
 # Stopwords the role check keeps as part of a claim's action: "voted against the plan"
 # is not what "praised the vote" states, though both are about the vote.
 ACTION_PARTICLES = frozenset({"against"})
+# The words that mark the doer of a passive ("directed by James Cameron").
+AGENT_MARKERS = frozenset({"by"})

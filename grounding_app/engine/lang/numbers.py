@@ -90,7 +90,6 @@ _CURRENCY_BEFORE = re.compile(
     "(?:" + "|".join(re.escape(s) for s in en.CURRENCY_SIGNS) + r")[^\S\r\n]?$"
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:[,٬]\d{3})+")
-_LETTER_WORD = re.compile(r"[^\W\d_]+")
 _JOINER = re.compile(r"[\s-]+")
 
 
@@ -288,30 +287,30 @@ def _fraction(start: int, end: int, count: int, parts: int) -> RawNumber:
 
 
 def _word_numbers(text: str) -> Iterator[RawNumber]:
-    tokens = list(_LETTER_WORD.finditer(text))
+    tokens = read_text(text).letter_runs
     number = _WordNumber()
     start = end = 0
     for i, match in enumerate(tokens):
-        word = match.group().lower()
-        following = tokens[i + 1].group().lower() if i + 1 < len(tokens) else ""
-        joined = i > 0 and _JOINER.fullmatch(text, tokens[i - 1].end(), match.start())
+        word = match.text.lower()
+        following = tokens[i + 1].text.lower() if i + 1 < len(tokens) else ""
+        joined = i > 0 and _JOINER.fullmatch(text, tokens[i - 1].end, match.start)
         parts = en.DENOMINATORS.get(word, 0)
         if number.last == "unit" and joined and parts and not number.total:
-            yield _fraction(start, match.end(), number.current, parts)
+            yield _fraction(start, match.end, number.current, parts)
             number = _WordNumber()
             continue
-        after = tokens[i + 2].group().lower() if i + 2 < len(tokens) else ""
+        after = tokens[i + 2].text.lower() if i + 2 < len(tokens) else ""
         if word == "a" and en.DENOMINATORS.get(following) and after == "of" and not number.last:
-            yield _fraction(match.start(), tokens[i + 1].end(), 1, en.DENOMINATORS[following])
+            yield _fraction(match.start, tokens[i + 1].end, 1, en.DENOMINATORS[following])
             continue
         if not (number.last and joined and number.accepts(word, following)):
             yield from number.found(start, end)
             number = _WordNumber()
             if not number.accepts(word, following):
                 continue
-            start = match.start()
+            start = match.start
         number.add(word)
-        end = match.end()
+        end = match.end
     yield from number.found(start, end)
 
 
@@ -349,11 +348,10 @@ def _scale(match: re.Match[str], text: str) -> int:
 
 def _hebrew_words(text: str) -> Iterator[RawNumber]:
     """Hebrew number words, one at a time, with their prefixes shed ("ושלושה" is 3)."""
-    for match in _LETTER_WORD.finditer(text):
-        word = match.group()
-        value = next((he.NUMBER_WORDS[f] for f in he.forms(word) if f in he.NUMBER_WORDS), None)
+    for run in read_text(text).letter_runs:
+        value = next((he.NUMBER_WORDS[f] for f in he.forms(run.text) if f in he.NUMBER_WORDS), None)
         if value is not None:
-            yield RawNumber(match.start(), match.end(), value)
+            yield RawNumber(run.start, run.end, value)
 
 
 @dataclass(frozen=True)
@@ -453,7 +451,7 @@ def _plain_kind(text: str, number: RawNumber, value: Decimal, word: str) -> tupl
         return ORDINAL, ""
     if written.isdigit() and len(written) == 4 and 1000 <= value <= 2100:
         return YEAR, ""
-    before = _LETTER_WORD.findall(text[max(0, number.start - 12) : number.start])
+    before = read_text(text).letters(max(0, number.start - 12), number.start)
     if word in en.MONTHS or (before and before[-1].casefold() in en.MONTHS):
         return DATE, ""
     if word in en.MEASURES:
@@ -468,7 +466,7 @@ def _range(text: str, low: Quantity, high: Quantity, scaled: bool) -> Quantity |
         return None
     hedge = low.hedge
     if gap in en.RANGE_OPENERS:
-        opener = _LETTER_WORD.findall(text[max(0, low.start - 12) : low.start])
+        opener = read_text(text).letters(max(0, low.start - 12), low.start)
         if not opener or opener[-1].casefold() != en.RANGE_OPENERS[gap]:
             return None
         hedge = BETWEEN
@@ -667,7 +665,7 @@ def _in_name(text: str, number: Quantity) -> bool:
 
 def _collective_counts(text: str) -> frozenset[Decimal]:
     """The counts ``text`` states with a noun ("the trio": 3; `en.COLLECTIVE_COUNTS`)."""
-    words = (w.casefold() for w in _LETTER_WORD.findall(text))
+    words = (run.text.casefold() for run in read_text(text).letter_runs)
     return frozenset(Decimal(en.COLLECTIVE_COUNTS[w]) for w in words if w in en.COLLECTIVE_COUNTS)
 
 

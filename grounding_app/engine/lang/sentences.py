@@ -106,7 +106,6 @@ _CJK_OPENERS = frozenset("「『【〔〈《（｢\"“'‘")
 _CONTINUING = frozenset(",;:%)]}")
 _OPENING_PUNCT = "\"'“‘«‹([{¿¡*_`"
 _DOTTED_ACRONYM = re.compile(r"(?:[^\W\d_]\.){2,}")
-_WORD = re.compile(r"[^\W\d_]+")
 
 _MARKER_BODY = (
     r"(?:#{1,6}|>"
@@ -146,10 +145,10 @@ def _is_period_boundary(text: str, term_start: int, floor: int, next_pos: int) -
         return not text[next_pos].isdigit()
     initial = len(token) == 1 and token.isalpha() and token.upper() != token.lower()
     if initial or key in TERMINAL_ABBREVIATIONS or _DOTTED_ACRONYM.fullmatch(token + "."):
-        word = _WORD.match(text, next_pos)
+        word = read(text).letters_at(next_pos)
         if word is None:
             return False
-        return word.group() in SENTENCE_STARTERS and not (initial and len(word.group()) == 1)
+        return word in SENTENCE_STARTERS and not (initial and len(word) == 1)
     return True
 
 
@@ -287,7 +286,6 @@ def strip_list_marker(sentence_text: str) -> str:
 _QUESTION_MARKS = frozenset("?？؟⁇⁈⁉‽")
 _NOT_WORDISH = re.compile(r"[^\w':]+")
 _SPACES = re.compile(r"\s+")
-_CONTENT_WORD = re.compile(r"\w+(?:'\w+)?")
 
 
 def _normalise(sentence: str) -> str:
@@ -411,7 +409,7 @@ def unchecked_reason(sentence_text: str) -> str | None:
         for reason in (POINTER, INSTRUCTION):
             if _matches(reason, addressed):
                 return reason
-    words = _CONTENT_WORD.findall(normal.replace(":", " "))
+    words = read(normal.replace(":", " ")).words
     return None if any(word not in NON_CONTENT_WORDS for word in words) else NO_CLAIM
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import cached_property
@@ -124,6 +125,53 @@ class Text:
         return self.parts(NAME_JOINERS)
 
     @cached_property
+    def letter_runs(self) -> tuple[Token, ...]:
+        """The runs of letters, with their spans: each token cut at its digits and joiners
+        ("COVID-19" holds "COVID", "3rd" holds "rd"), for readers of words written in
+        letters only (number words, month names, the word after an abbreviation). One
+        pass of the word pattern; a letter is a word character that is no decimal digit."""
+        out: list[Token] = []
+        for match in _TOKEN.finditer(self.text):
+            token = match.group()
+            if token.isalpha():
+                out.append(Token(token, *match.span()))
+                continue
+            base = match.start()
+            begin = -1
+            for i, char in enumerate(token):
+                if char.isalnum() and not char.isdecimal():
+                    if begin < 0:
+                        begin = i
+                elif begin >= 0:
+                    out.append(Token(token[begin:i], base + begin, base + i))
+                    begin = -1
+            if begin >= 0:
+                out.append(Token(token[begin:], base + begin, match.end()))
+        return tuple(out)
+
+    @cached_property
+    def _letter_ends(self) -> tuple[int, ...]:
+        return tuple(run.end for run in self.letter_runs)
+
+    def letters(self, start: int, end: int) -> list[str]:
+        """The runs of letters of ``text[start:end]``, those crossing its bounds cut there."""
+        runs = self.letter_runs
+        out = []
+        for i in range(bisect_right(self._letter_ends, start), len(runs)):
+            run = runs[i]
+            if run.start >= end:
+                break
+            out.append(self.text[max(run.start, start) : min(run.end, end)])
+        return out
+
+    def letters_at(self, position: int) -> str | None:
+        """The run of letters from ``position`` on; None where no letter stands there."""
+        i = bisect_right(self._letter_ends, position)
+        if i < len(self.letter_runs) and self.letter_runs[i].start <= position:
+            return self.text[position : self.letter_runs[i].end]
+        return None
+
+    @cached_property
     def stems(self) -> tuple[str, ...]:
         """English stems of the words, in order."""
         return tuple(stem(w) for w in self.words)
@@ -174,6 +222,15 @@ def read(text: str) -> Text:
 
 
 _RUN = re.compile(r"\S+")
+
+# Markup read around the words, whose names are runs of word characters too: an HTML or
+# XML tag (a name, then attributes with values only, so that "a<b and c>d" is no tag;
+# `normalise.strip_markup`), and a record's "key: value" or "key = value" line, its key
+# opening with a letter (`retrieval.py`).
+TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'|[^\s\"'<>]+))*\s*/?>")
+KEY_VALUE_LINE = re.compile(
+    r"[ \t]*(?P<key>[^\W\d_][\w .'/()&-]{0,60}?)(?:[ \t]*=[ \t]*|:[ \t]+)(?P<value>\S.*?)\s*"
+)
 
 
 def runs(text: str) -> list[tuple[int, int]]:

@@ -41,7 +41,6 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 # Names of the class that says "the evidence supports the claim", as id2label writes
 # them (compared lower-cased, spaces and hyphens as underscores).
 ENTAILMENT_LABELS = frozenset({"entailment", "entailed", "supported", "consistent", "faithful"})
-_GENERIC_LABEL = re.compile(r"(label_)?\d+")
 
 
 def claim_text(claim: ClaimInContext) -> str:
@@ -149,6 +148,11 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _generic(label: str) -> bool:
+    """A class named by its number ("label_1", "0"), not by what it means."""
+    return label.removeprefix("label_").isdecimal()
+
+
 def entailment_index(id2label: Mapping[int, str], where: Path) -> int | None:
     """Which logit says "supported": None for a one-logit head (the logit itself).
 
@@ -170,7 +174,7 @@ def entailment_index(id2label: Mapping[int, str], where: Path) -> int | None:
     found = [i for i, name in names.items() if name in ENTAILMENT_LABELS]
     if len(found) == 1:
         return found[0]
-    if not found and len(names) == 2 and all(_GENERIC_LABEL.fullmatch(n) for n in names.values()):
+    if not found and len(names) == 2 and all(_generic(n) for n in names.values()):
         return 1
     raise RuntimeError(
         f"{where}: config.json's id2label ({shown}) names "
