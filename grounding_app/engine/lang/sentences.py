@@ -286,6 +286,11 @@ def strip_list_marker(sentence_text: str) -> str:
 _QUESTION_MARKS = frozenset("?？؟⁇⁈⁉‽")
 _NOT_WORDISH = re.compile(r"[^\w':]+")
 _SPACES = re.compile(r"\s+")
+# A sentence's words as its no-claim reading has always cut them: an underscore inside a
+# word ("it_is", Markdown's "_Sure_") and a second apostrophe part none. Read with the
+# word pattern (`lang/text.py`), which parts words at both, "It_is." and "_Sure_!" would
+# become sentences that assert nothing: kept until that change is chosen and measured.
+_CONTENT_WORD = re.compile(r"\w+(?:'\w+)?")
 
 
 def _normalise(sentence: str) -> str:
@@ -409,7 +414,7 @@ def unchecked_reason(sentence_text: str) -> str | None:
         for reason in (POINTER, INSTRUCTION):
             if _matches(reason, addressed):
                 return reason
-    words = read(normal.replace(":", " ")).words
+    words = _CONTENT_WORD.findall(normal.replace(":", " "))
     return None if any(word not in NON_CONTENT_WORDS for word in words) else NO_CLAIM
 
 

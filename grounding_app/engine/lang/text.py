@@ -156,7 +156,9 @@ class Text:
     def letters(self, start: int, end: int) -> list[str]:
         """The runs of letters of ``text[start:end]``, those crossing its bounds cut there."""
         runs = self.letter_runs
-        out = []
+        out: list[str] = []
+        if start >= end:
+            return out
         for i in range(bisect_right(self._letter_ends, start), len(runs)):
             run = runs[i]
             if run.start >= end:
