@@ -77,12 +77,13 @@ class Command(BaseCommand):
     def _report(self, calibration: Calibration) -> None:
         self.stdout.write(f"{calibration.name} (verifier {calibration.verifier})")
         for judge, fit in calibration.fits.items():
-            line = f"  {judge}: {fit['labels']} labels ({fit['positives']} supported)"
-            if fit["ba_after"] is not None:
+            line = f"  {judge}: {fit['labels']} labels ({fit['positives']} supported); "
+            if fit["refused"]:
+                line += f"not applicable: {fit['refused']}"
+            else:
                 line += (
-                    f"; held back, balanced accuracy {fit['ba_before']:.3f} -> "
-                    f"{fit['ba_after']:.3f} (gain {fit['gain_low']:+.3f} to "
-                    f"{fit['gain_high']:+.3f})"
+                    f"held back, balanced accuracy {fit['ba_before']:.3f} → "
+                    f"{fit['ba_after']:.3f} (95 % interval of the gain {fit['gain_low']:+.3f} "
+                    f"to {fit['gain_high']:+.3f}); the guard passes"
                 )
-            line += f"; {fit['refused'] or 'the guard passes'}"
             self.stdout.write(line)
