@@ -115,10 +115,16 @@ def _threshold(raw: str) -> float | None:
 def _over_waiting_limit(api_key: ApiKey, body: bytes) -> JsonResponse | None:
     """429 when this upload would leave the key more lines waiting than
     BATCH_KEY_WAITING_LINES: the request limit counts requests, and one request may
-    queue 100,000 lines."""
+    queue 100,000 lines.
+
+    Called in the transaction that stores the job: the key's row is locked first, so
+    uploads of one key count and store one after another (three 60,000-line uploads at
+    once left 120,000 waiting). PostgreSQL holds the row lock to the commit; SQLite's
+    transactions take the database's write lock at BEGIN (IMMEDIATE, settings.py)."""
     limit = settings.BATCH_KEY_WAITING_LINES
     if not limit:
         return None
+    ApiKey.objects.select_for_update().filter(pk=api_key.pk).exists()
     waiting = queueing.waiting_lines(api_key=api_key)
     lines = record_count(body)  # a JSON array or a CSV counts records, not lines
     if waiting + lines <= limit:
@@ -169,10 +175,10 @@ def create(request: HttpRequest, api_key: ApiKey) -> HttpResponseBase:
             )
         if earlier := _own_request(api_key, request_id):
             return JsonResponse(job_json(earlier))
-    if refusal := _over_waiting_limit(api_key, body):
-        return refusal
     try:
         with transaction.atomic():
+            if refusal := _over_waiting_limit(api_key, body):
+                return refusal
             job = intake.receive_job(
                 body, citation_threshold=threshold, source_policy=policy, api_key=api_key
             )
