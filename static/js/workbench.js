@@ -189,4 +189,35 @@
 
   document.addEventListener("mouseover", function (event) { show(event.target); });
   document.addEventListener("focusin", function (event) { show(event.target); });
+
+  // --- A box that scrolls sideways says so -------------------------------------------
+  // Wide tables and code scroll inside their own box on a phone; with no sign, the
+  // columns cut off read as the whole table. A box with more past an edge is marked,
+  // and the stylesheet fades that edge. In a right-to-left box scrollLeft runs from 0
+  // down to minus the overflow, so the distance from the start is its absolute value.
+
+  var SCROLLERS = ".table-scroll, .answer-md pre";
+
+  function markScroll(box) {
+    var more = box.scrollWidth - box.clientWidth;
+    var from = Math.abs(box.scrollLeft);
+    box.classList.toggle("has-more-end", more > 1 && from < more - 1);
+    box.classList.toggle("has-more-start", more > 1 && from > 1);
+  }
+
+  function markAll() {
+    document.querySelectorAll(SCROLLERS).forEach(markScroll);
+  }
+
+  document.addEventListener(
+    "scroll",
+    function (event) {
+      var box = event.target;
+      if (box instanceof Element && box.matches(SCROLLERS)) markScroll(box);
+    },
+    true
+  );
+  window.addEventListener("resize", markAll);
+  document.addEventListener("htmx:afterSettle", markAll);
+  markAll();
 })();

@@ -148,7 +148,7 @@ def test_a_running_jobs_figures_follow_its_progress(
     # The next poll brings the figures of the 20 lines checked: no reload, no contradiction.
     expect(page.locator("#worst").get_by_role("button", name="Open review").first).to_be_visible()
     expect(page.locator("#rates")).not_to_contain_text("No checked answers yet")
-    assert page.locator("#results svg.chart").count() == 1
+    assert page.locator("#results svg.chart:visible").count() == 1
     expect(page.locator("[data-stat='done']")).to_have_text("20")
     session.no_xss()
 

@@ -5,6 +5,7 @@ job's lines, at a phone's, a tablet's and a desktop's width, light and dark."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,13 @@ def _pages(user: Any) -> dict[str, str]:
     hebrew = review_services.check_and_save(user, CheckRequest(HEBREW_ANSWER, (Fact(HEBREW_FACT),)))
     labeled = {}
     for name, review in (("code", code), ("hebrew", hebrew)):
-        project = create_project(user, name=f"Round 5 {name}", annotators=[user], overlap=1)
+        project = create_project(
+            user,
+            name=f"Round 5 {name}",
+            annotators=[user],
+            overlap=1,
+            extra_labels=("Partially supported",),
+        )
         send_review(project, review)
         assignment = next_assignment(project, user)
         assert assignment is not None
@@ -181,3 +188,72 @@ def test_the_agreement_figures_follow_a_recorded_final_label(
     # No reload: the figures above fetched themselves again.
     expect(tile).to_have_text("0 / 1")
     session.no_xss()
+
+
+SCROLL_MARKS = """(box) => [box.className, getComputedStyle(box).maskImage,
+                                box.scrollWidth > box.clientWidth]"""
+
+
+def test_a_box_that_scrolls_sideways_fades_its_cut_edge(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session(role="superuser", name="fay")
+    pages = _pages(session.user)
+    page = session.page
+    page.set_viewport_size({"width": 375, "height": 900})
+    session.goto(pages["batch"])
+    box = page.locator("section[aria-label='Worst answers'] .table-scroll")
+    classes, mask, overflows = box.evaluate(SCROLL_MARKS)
+    assert overflows and "has-more-end" in classes and "has-more-start" not in classes
+    assert mask.startswith("linear-gradient"), mask
+    box.evaluate("(box) => { box.scrollLeft = box.scrollWidth; }")
+    expect(box).to_have_class(re.compile(r"\bhas-more-start\b"))
+    expect(box).not_to_have_class(re.compile(r"\bhas-more-end\b"))
+    # The code block of an answer says so too; on a desktop nothing overflows or fades.
+    session.goto(pages["review code"])
+    expect(page.locator(".answer-md pre").first).to_have_class(re.compile(r"\bhas-more-end\b"))
+    page.set_viewport_size({"width": 1280, "height": 900})
+    session.goto(pages["batch"])
+    classes, mask, overflows = box.evaluate(SCROLL_MARKS)
+    assert not overflows and "has-more" not in classes and mask == "none"
+
+
+def test_the_histogram_is_drawn_for_a_phone(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    session = open_session(role="superuser", name="hal")
+    path = _pages(session.user)["batch"]
+    page = session.page
+    for width, least in ((375, 9.0), (1280, 10.0)):
+        page.set_viewport_size({"width": width, "height": 900})
+        session.goto(path)
+        charts = page.locator("#results svg.chart:visible")
+        expect(charts).to_have_count(1)
+        # The score labels' height on screen, in px.
+        heights = charts.evaluate(
+            "(svg) => [...svg.querySelectorAll('.chart-tick')]"
+            ".map((t) => t.getBoundingClientRect().height)"
+        )
+        assert min(heights) >= least, (width, heights)
+
+
+@pytest.mark.slow
+def test_round5_screenshots(
+    open_session: Callable[..., Session], fake_engine: GroundingEngine
+) -> None:
+    """var/screens/round5/*.png: every page this round changed at 375, 768 and 1280 px,
+    light and dark, to be looked at."""
+    session = open_session(role="superuser", name="sam")
+    pages = _pages(session.user)
+    page = session.page
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for scheme in SCHEMES:
+        for width in WIDTHS:
+            page.emulate_media(color_scheme=scheme)
+            page.set_viewport_size({"width": width, "height": 900})
+            for name, path in pages.items():
+                session.goto(path)
+                page.wait_for_load_state("networkidle")
+                page.wait_for_timeout(300)  # colour transitions end
+                shot = SHOTS / f"{name.replace(' ', '-')}-{scheme}-{width}.png"
+                page.screenshot(path=str(shot), full_page=True)
