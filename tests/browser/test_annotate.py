@@ -21,6 +21,7 @@ from grounding_app.annotations.models import Assignment, LabelingProject
 from grounding_app.common.importing import CheckedItem, ItemSource, ModelClaim
 from grounding_app.engine import Fact, needs_grounding_check, split_sentences
 from tests.browser.conftest import Session
+from tests.browser.shots import fits, shows
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -395,6 +396,14 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     keys.press("c")
     saved(page)
     page.wait_for_timeout(400)
+    # Four claims labeled by keys, the fifth focused with its note and the fact it cites.
+    expect(page.locator("#item-progress-text")).to_have_text("4 / 6 claims")
+    has_classes(claim(page, 5), "claim-card is-focused")
+    expect(claim(page, 5).locator("textarea")).to_have_value(
+        "The facts say University of Paris; same thing?"
+    )
+    has_classes(page.locator("#fact-3"), "fact-card is-cited")
+    fits(page)
     page.screenshot(path=str(IMG / "annotate.png"))
     session.no_xss()
 
@@ -407,5 +416,9 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     lead_session.goto(f"/annotations/{demo.pk}/agreement/")
     lead_page.locator("svg.chart-reliability").wait_for()
     lead_page.wait_for_timeout(300)
+    # Agreement of the four annotators with each other and with the model, and its chart.
+    expect(lead_page.locator("svg.chart-reliability")).to_be_visible()
+    shows(lead_page.locator("main"), "Krippendorff", "Cohen", "ana", "ben", "chloe", "dev")
+    fits(lead_page)
     lead_page.screenshot(path=str(IMG / "agreement.png"))
     lead_session.no_xss()

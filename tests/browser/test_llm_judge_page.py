@@ -14,6 +14,7 @@ import pytest
 from grounding_app.engine import GroundingEngine
 from grounding_app.llm_judge.models import JudgeConfig
 from tests.browser.conftest import Session
+from tests.browser.shots import fits, shows
 from tests.browser.test_axe import violations
 from tests.browser.test_widths import widths_problems
 from tests.llm_judge.chat_server import ChatServer, Step, answer, chat_server
@@ -114,5 +115,10 @@ def test_llm_judge_screenshots(
         session.page.set_viewport_size({"width": width, "height": 900})
         session.goto("/verifiers/")
         session.page.wait_for_timeout(300)
+        # A judge saved and tried: its model, Hebrew sent to it, the call made, no key.
+        section = session.page.locator("#llm-judge")
+        shows(section, "qwen2.5:7b-instruct", "and every claim in Hebrew", "1 call")
+        assert "sk-local-0123456789abcdef" not in session.page.content()
+        fits(session.page)
         shot = IMG / f"verifier-llm-judge-{scheme}-{width}.png"
         session.page.locator("#llm-judge").screenshot(path=str(shot))

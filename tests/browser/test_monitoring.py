@@ -12,10 +12,12 @@ from typing import Literal
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import Page, expect
 
 from grounding_app.batch.models import BatchJob
 from grounding_app.monitoring.models import AlertDelivery, AlertRule
 from tests.browser.conftest import Session
+from tests.browser.shots import fits, shows
 from tests.browser.test_axe import violations
 from tests.browser.test_widths import widths_problems
 from tests.monitoring import data
@@ -171,6 +173,33 @@ def test_the_range_picker_and_the_drill_down(open_session: Callable[..., Session
     assert page.locator("tbody tr").count() == 12
 
 
+def _trends_shown(page: Page) -> None:
+    """Two weeks of a source: the daily chart (wide or narrow, as the width asks) and its
+    table, a row a day."""
+    expect(page.locator("main svg.trend-chart:visible").first).to_be_visible()
+    assert page.locator(".trend-table").first.locator("tbody tr").count() == 14
+
+
+def _compare_shown(page: Page) -> None:
+    """The counts, and the first changed answer opened on its claims, before and after."""
+    shows(page.locator("main"), "Matched", "answers in both")
+    pair = page.locator("details.compare-pair").first
+    assert pair.evaluate("(details) => details.open")
+    shows(pair.locator("table"), "The customer was refunded in full.")
+
+
+def _rule_shown(page: Page) -> None:
+    """A rule's delivery log: one delivered after retries, one test given up on, and why."""
+    shows(page.locator(".delivery-log"), "Delivered", "HTTP 200", "Gave up", "Connection refused")
+
+
+SHOWN: dict[str, Callable[[Page], None]] = {
+    "trends": _trends_shown,
+    "compare": _compare_shown,
+    "rule": _rule_shown,
+}
+
+
 @pytest.mark.slow
 def test_monitoring_screenshots(open_session: Callable[..., Session]) -> None:
     session = open_session(role="admin", name="ada")
@@ -184,6 +213,8 @@ def test_monitoring_screenshots(open_session: Callable[..., Session]) -> None:
             if name == "compare":
                 page.locator("details.compare-pair").first.locator("summary").click()
             page.wait_for_timeout(300)
+            SHOWN[name](page)
+            fits(page)
             page.screenshot(
                 path=str(IMG / f"monitoring-{name}-{scheme}-{width}.png"), full_page=True
             )

@@ -14,6 +14,7 @@ from grounding_app.formats.grounded import Candidate, GroundedAnswer, Segment, S
 from grounding_app.reviews import services
 from grounding_app.reviews.models import Review
 from tests.browser.conftest import Session
+from tests.browser.shots import fits, lit, shows
 from tests.rendering.test_markdown import MARKDOWN_PAYLOADS
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -251,16 +252,34 @@ def test_round2_screenshots(open_session: Callable[..., Session]) -> None:
         session.goto(film.get_absolute_url())
         page.keyboard.press("j")
         page.wait_for_timeout(300)
+        # Markdown rendered (heading, list, code), the first unsupported claim jumped to.
+        shows(page.locator(".answer-md h2"), "Titanic in brief")
+        assert page.locator(".answer-md li").count() == 3
+        shows(page.locator(".answer-md code"), "Paris")
+        shows(page.locator("#jump-status"), "Unsupported claim 1 of 3")
+        lit(page.locator(".is-jumped").first)
+        shows(page.locator(".claims"), "Cast in a draft.")
+        fits(page)
         page.screenshot(path=str(IMG / f"review-md-{scheme}.png"), full_page=True)
     page.emulate_media(color_scheme="light")
     hebrew = make_review(session.user, HEBREW_MD, HEBREW_FACTS)
     session.goto(hebrew.get_absolute_url())
     page.wait_for_timeout(300)
+    heading = page.locator(".answer-md h2")
+    shows(heading, "טיטאניק")
+    assert heading.evaluate("(h) => getComputedStyle(h).direction") == "rtl"
+    assert page.locator(".answer-md li").count() == 2
+    fits(page)
     page.screenshot(path=str(IMG / "review-md-hebrew.png"), full_page=True)
     long = long_review(session.user)
     session.goto(long.get_absolute_url() + "?only=unsupported")
     page.keyboard.press("j")
     page.keyboard.press("j")
     page.wait_for_timeout(300)
+    # The unsupported claims stand out of 200, the second one jumped to and ringed.
+    shows(page.locator("#jump-status"), "Unsupported claim 2 of 50")
+    shows(page.locator(".is-jumped").first, "Item 6")
+    shows(page.locator("main"), "50 unsupported", "Show all claims")
+    fits(page)
     page.screenshot(path=str(IMG / "review-md-200-claims.png"))
     session.no_xss()

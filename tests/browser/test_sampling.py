@@ -20,6 +20,7 @@ from grounding_app.batch.models import BatchLine
 from grounding_app.monitoring import sampling
 from grounding_app.monitoring.models import SamplingRule
 from tests.browser.conftest import Session
+from tests.browser.shots import fits, shows
 from tests.browser.test_axe import violations
 from tests.browser.test_widths import widths_problems
 from tests.monitoring import data
@@ -115,9 +116,17 @@ def test_sampling_and_accuracy_screenshots(
         _look(session, width, scheme)
         session.goto("/monitoring/sampling/")
         session.page.wait_for_timeout(300)
+        rules = session.page.locator(".sampling-rules")
+        shows(rules, "support-bot", "eval set, prompt v2")
+        assert rules.locator("tbody tr").count() == 2
+        fits(session.page)
         shot = IMG / f"sampling-rules-{scheme}-{width}.png"
         session.page.screenshot(path=str(shot), full_page=True)
         session.goto("/verifiers/")
         session.page.wait_for_timeout(300)
+        shows(session.page.locator("#team-accuracy"), "All weeks")
+        figures = session.page.locator("#team-accuracy .total-row [data-figure]")
+        assert figures.count() >= 2 and "n/a" not in figures.last.inner_text()
+        fits(session.page)
         card = IMG / f"verifier-accuracy-{scheme}-{width}.png"
         session.page.locator("#team-accuracy").screenshot(path=str(card))

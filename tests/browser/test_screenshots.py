@@ -2,7 +2,8 @@
 
 Writes docs/img/review-light.png and docs/img/review-dark.png (a checked answer with verdicts,
 a cited source lit up by hovering its claim) and docs/img/review-gemini-{light,dark}.png
-(an answer grounded by web search, with the Search Suggestions widget).
+(an answer grounded by web search, with the Search Suggestions widget), each after
+asserting that the page shows what the picture is for.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page, expect
 
 from grounding_app.engine import CheckRequest, CheckResponse, CitedChunk, Claim, Fact
 from grounding_app.formats.from_check import grounded_from_check
 from grounding_app.reviews import services
 from grounding_app.reviews.models import Review
 from tests.browser.conftest import Session
+from tests.browser.shots import fits, lit, shows
 from tests.reviews.conftest import fixture_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -81,7 +84,13 @@ def film_review(user: object) -> Review:
     )
 
 
-def shoot(session: Session, url: str, name: str, hover: str | None = None) -> None:
+def shoot(
+    session: Session,
+    url: str,
+    name: str,
+    shown: Callable[[Page], None],
+    hover: str | None = None,
+) -> None:
     page = session.page
     page.set_viewport_size({"width": 1360, "height": 860})
     for scheme in ("light", "dark"):
@@ -90,17 +99,32 @@ def shoot(session: Session, url: str, name: str, hover: str | None = None) -> No
         if hover:
             page.locator(hover).hover()
         page.wait_for_timeout(300)  # let colour transitions finish
+        shown(page)
+        fits(page)
         page.screenshot(path=str(IMG / f"{name}-{scheme}.png"), full_page=True)
     session.no_xss()
+
+
+def film_shown(page: Page) -> None:
+    """The verdicts of the SPEC's film example, and the source the hovered claim cites lit."""
+    shows(page.locator(".claim.v-unsupported").first, "Brad Pitt")
+    assert page.locator(".claim.v-supported").count() >= 2
+    lit(page.locator(".source.is-cited, .passage.is-cited").first)
+
+
+def gemini_shown(page: Page) -> None:
+    """The web search's answer with its Search Suggestions widget."""
+    expect(page.locator("iframe.suggestions-frame")).to_be_visible()
+    assert page.locator(".answer .claim").count() >= 1
 
 
 def test_review_screenshots(open_session: Callable[..., Session]) -> None:
     IMG.mkdir(exist_ok=True)
     session = open_session(name="rina")
     review = film_review(session.user)
-    shoot(session, review.get_absolute_url(), "review", ".claim.v-supported >> nth=1")
+    shoot(session, review.get_absolute_url(), "review", film_shown, ".claim.v-supported >> nth=1")
     session.goto("/reviews/import/")
     session.page.fill("#id_payload", fixture_text("gemini_web_search.json"))
     session.page.get_by_role("button", name="Import").click()
     session.page.wait_for_selector("#result .review")
-    shoot(session, session.page.url.removeprefix(session.base), "review-gemini")
+    shoot(session, session.page.url.removeprefix(session.base), "review-gemini", gemini_shown)

@@ -22,6 +22,7 @@ from grounding_app.policies.services import attach_to_project, attach_to_review
 from grounding_app.reviews import services as review_services
 from grounding_app.reviews.models import Review
 from tests.browser.conftest import Session
+from tests.browser.shots import fits, shows
 from tests.browser.test_annotate import watch_console
 from tests.reviews.conftest import fixture_text
 
@@ -259,6 +260,12 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
         page.locator("#second-opinion-0 tbody tr").first.wait_for()
         page.locator("#second-opinion-0").scroll_into_view_if_needed()
         page.wait_for_timeout(300)
+        # Gemini's score beside ours per segment, and the web page nobody can check here.
+        rows = page.locator("#second-opinion-0 tbody tr")
+        expect(rows).to_have_count(3)
+        shows(rows.nth(0), "Gemini 0.97 / ours")
+        shows(rows.nth(2), "not checkable: no source text")
+        fits(page)
         page.locator("#second-opinion-0").screenshot(path=str(IMG / f"second-opinion-{scheme}.png"))
 
     page.emulate_media(color_scheme="light")
@@ -279,10 +286,21 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     session.goto(agent_url)
     page.locator("#second-opinion-0 tbody tr").first.wait_for()
     page.wait_for_timeout(300)
+    # The policy's verdict on each cited source: context, other, and excluded with why.
+    card = page.locator("#source-policy")
+    shows(card, "Checked against Space desk", "1 source from excluded domains", "never cited")
+    statuses = card.locator(".policy-source").evaluate_all(
+        "(sources) => sources.map((s) => s.dataset.status)"
+    )
+    assert statuses == ["context", "preferred", "excluded"]
+    fits(page)
     page.locator("#source-policy").screenshot(path=str(IMG / "source-policy.png"))
     page.screenshot(path=str(IMG / "review-sources.png"), full_page=True)
     session.goto(policy.get_absolute_url())
     page.wait_for_timeout(300)
+    expect(page.locator("#id_name")).to_have_value("Space desk")
+    expect(page.locator("#id_excluded")).to_have_value("wikipedia.org")
+    fits(page)
     page.screenshot(path=str(IMG / "policy-edit.png"), full_page=True)
     session.no_xss()
 
@@ -294,7 +312,12 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     labeler.goto(project.get_absolute_url())
     lpage.get_by_role("button", name="Start labeling").click()
     lpage.wait_for_selector(".claim-card.is-focused")
-    suggestions_frame(labeler)
+    frame = suggestions_frame(labeler)
     lpage.wait_for_timeout(400)
+    # A web-grounded item being labeled: its claims, and Google's suggestions widget.
+    expect(lpage.locator("iframe.suggestions-frame")).to_be_visible()
+    expect(frame.locator("body")).not_to_be_empty()
+    expect(lpage.locator(".claim-card.is-focused")).to_be_visible()
+    fits(lpage)
     lpage.screenshot(path=str(IMG / "label-gemini.png"))
     labeler.no_xss()

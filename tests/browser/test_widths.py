@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from grounding_app.engine import GroundingEngine
 from tests.browser.conftest import Session
@@ -104,7 +104,8 @@ def test_an_english_bullet_in_a_hebrew_answer_stays_inside_the_card(
 def test_phone_and_tablet_screenshots(
     open_session: Callable[..., Session], fake_engine: GroundingEngine
 ) -> None:
-    """docs/img/review-phone-{light,dark}.png, review-tablet.png and batch-phone.png."""
+    """docs/img/review-phone-{light,dark}.png, review-tablet.png and batch-phone.png: a
+    review and a batch job read at a phone's and a tablet's width, nothing sideways."""
     session = open_session(role="superuser", name="rina")
     pages = seed(session.user, fake_engine)
     page = session.page
@@ -120,4 +121,12 @@ def test_phone_and_tablet_screenshots(
         session.goto(pages[name])
         page.wait_for_load_state("networkidle")
         page.wait_for_timeout(300)  # colour transitions end
+        assert widths_problems(page) == [], shot
+        if name == "review":
+            expect(page.locator(".answer").first).to_contain_text("Remote work at Example Corp")
+            assert page.locator(".answer .claim").count() >= 8
+            expect(page.locator(".claims").first).to_contain_text("may work remotely")
+        else:
+            expect(page.locator("h1")).to_contain_text("support-log")
+            expect(page.locator("main")).to_contain_text("31 / 31")
         page.screenshot(path=str(IMG / f"{shot}.png"))
