@@ -47,8 +47,17 @@ HEBREW_ANSWER = (
 HEBREW_FACT = "Python היא שפת תכנות פופולרית מאוד בקרב מדעני נתונים."
 
 
+# A project's instructions in Markdown, with a code line as wide as the answer's.
+INSTRUCTIONS = (
+    "Label **each** claim against the facts only:\n\n"
+    "1. code is never a claim;\n2. a *Hebrew* item is read right to left.\n\n"
+    "```\nclient = GroundingClient(endpoint='https://grounding.example/v1', timeout=30)\n```"
+)
+
+
 def _pages(user: Any) -> dict[str, str]:
-    """A review, a labeling item and a batch job, each showing both answers."""
+    """A review, a labeling item and a batch job, each showing both answers; the labeling
+    project's page and its agreement page, with instructions in Markdown."""
     code = review_services.check_and_save(user, CheckRequest(CODE_ANSWER, (Fact(CODE_FACT),)))
     hebrew = review_services.check_and_save(user, CheckRequest(HEBREW_ANSWER, (Fact(HEBREW_FACT),)))
     labeled = {}
@@ -59,11 +68,13 @@ def _pages(user: Any) -> dict[str, str]:
             annotators=[user],
             overlap=1,
             extra_labels=("Partially supported",),
+            instructions=INSTRUCTIONS,
         )
         send_review(project, review)
         assignment = next_assignment(project, user)
         assert assignment is not None
         labeled[name] = f"/annotations/label/{assignment.pk}/"
+        labeled[f"{name} project"] = project.get_absolute_url()
     lines = [
         {"id": "code", "facts": [{"text": CODE_FACT}], "claim": CODE_ANSWER},
         {"id": "hebrew", "facts": [{"text": HEBREW_FACT}], "claim": HEBREW_ANSWER},
@@ -79,6 +90,8 @@ def _pages(user: Any) -> dict[str, str]:
         "label code": labeled["code"],
         "label hebrew": labeled["hebrew"],
         "batch": job.get_absolute_url(),
+        "project": labeled["code project"],
+        "agreement": labeled["code project"] + "agreement/",
     }
 
 
