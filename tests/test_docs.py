@@ -9,6 +9,7 @@ violation and shows that the rule catches it.
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -468,3 +469,85 @@ ENGINE_BASES = ("grounding_app/engine", "grounding_app", ".")
 def test_the_languages_page_names_modules_that_exist() -> None:
     assert engine_mentions(_read("docs/languages.md")) == []
     assert engine_mentions("(`tokens.py`) (`lang/text.py`) (`reviews/folding.py`)") == ["tokens.py"]
+
+
+# docs/verifier.md: a figure copied from a file of the repository is compared with it, and
+# every table of measured figures says how they were measured (a command, or the test that
+# measures them again) and when (a commit or a date).
+VERIFIER_JSON = "grounding_app/engine/data/verifier/verifier.json"
+FIGURES_JSON = "grounding_app/engine/data/figures.json"
+
+
+def file_figures() -> list[tuple[str, list[str]]]:
+    """(a pattern of the page whose groups are figures, what the file says they are)."""
+    verifier = json.loads(_read(VERIFIER_JSON))
+    report = json.loads(_read(FIGURES_JSON))["dev_realistic.jsonl"]["new"]["report"]
+    measures = ("macro_ba", "macro_auc", "pooled_ba", "pooled_auc")
+    return [
+        (r"the bias moved by -0\.1165 logits to (\d\.\d+)", [f"{verifier['bias']:.4f}"]),
+        (
+            r"`missing_number_penalty` in `verifier\.json`, ([\d.]+) logits",
+            [f"{verifier['missing_number_penalty']:g}"],
+        ),
+        (
+            r"The shipped figures \(`engine/data/figures\.json`[^)]*\) are"
+            r" (\d\.\d+) / (\d\.\d+) /\s+(\d\.\d+) / (\d\.\d+)",
+            [f"{report[measure]:.4f}" for measure in measures],
+        ),
+    ]
+
+
+def figure_drift(page: str, figures: list[tuple[str, list[str]]]) -> list[str]:
+    problems = []
+    for pattern, values in figures:
+        found = re.findall(pattern, page)
+        if len(found) != 1:
+            problems.append(f"{pattern!r}: on the page {len(found)} times, not once")
+            continue
+        shown = list(found[0]) if isinstance(found[0], tuple) else [found[0]]
+        if shown != values:
+            problems.append(f"{pattern!r}: the page says {shown}, the file {values}")
+    return problems
+
+
+MEASURED_BY = re.compile(r"python -m \w|manage\.py \w|tests/[\w/]+\.py")
+MEASURED_AT = re.compile(r"\b[0-9a-f]{7,40}\b|\b20\d\d-\d\d-\d\d\b")
+FIGURE_CELL = re.compile(r"\|[^|\n]*\d\.\d{2,}[^|\n]*(?=\|)")
+
+
+def unsourced_tables(page: str) -> list[str]:
+    """Tables holding figures (a cell with a decimal) whose section, up to the paragraph
+    after the table, names no command or test that measures them, or no commit or date."""
+    problems = []
+    for section in re.split(r"^#{1,6} ", page, flags=re.M):
+        for table in re.finditer(r"(?:^\|.*\n)+", section, flags=re.M):
+            if not FIGURE_CELL.search(table.group()):
+                continue
+            after = section[table.end() :].split("\n\n", 2)
+            context = section[: table.end()] + "\n".join(after[:2])
+            missing = [
+                what
+                for what, pattern in (("command", MEASURED_BY), ("commit or date", MEASURED_AT))
+                if not pattern.search(context)
+            ]
+            if missing:
+                first = table.group().splitlines()[0][:60]
+                problems.append(f"{first}: names no {' and no '.join(missing)}")
+    return problems
+
+
+def test_the_verifier_page_s_figures_match_their_files_and_say_how_they_were_measured() -> None:
+    page = _read("docs/verifier.md")
+    assert figure_drift(page, file_figures()) == []
+    assert unsourced_tables(page) == []
+    planted = page.replace("logits to 0.6876", "logits to 0.6900")
+    assert figure_drift(planted, file_figures()) == [
+        r"'the bias moved by -0\\.1165 logits to (\\d\\.\\d+)': the page says ['0.6900'],"
+        " the file ['0.6876']"
+    ]
+    table = "| half | macro BA |\n|---|---:|\n| report | 0.7884 |\n"
+    assert unsourced_tables(f"## Figures\n\nOn dev_realistic:\n\n{table}") == [
+        "| half | macro BA |: names no command and no commit or date"
+    ]
+    sourced = f"## Figures\n\nAt 4fb23d5, `manage.py grounding_eval dev.jsonl`:\n\n{table}"
+    assert unsourced_tables(sourced) == []
