@@ -428,4 +428,7 @@ SAMPLING_LOOKBACK_DAYS = env_int("SAMPLING_LOOKBACK_DAYS", 7)
 # How often each batch worker looks whether the day's sampling run is done (it runs once
 # a UTC day between all workers: monitoring/tasks.py).
 SAMPLING_CHECK_SECONDS = env_int("SAMPLING_CHECK_SECONDS", 300)
+# A batch or trace line may give its answer's own time (trends count it then): one up to
+# this many seconds ahead of this server's clock is accepted, for clocks that differ.
+ANSWER_TIME_SKEW_SECONDS = env_int("ANSWER_TIME_SKEW_SECONDS", 300)
 VERIFIER_ADAPT_MIN_LABELS = env_int("VERIFIER_ADAPT_MIN_LABELS", 200)

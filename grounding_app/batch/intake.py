@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -47,6 +47,7 @@ class _Row:
     labels: dict[str, str] | None = None
     answer: str = ""
     warning: str = ""  # of a line that is checked all the same (see lines.ParsedLine)
+    answered_at: datetime | None = None  # the answer's own time, when the line gave one
 
 
 def _read(number: int, data: bytes) -> _Row:
@@ -76,6 +77,7 @@ def _read_text(number: int, raw: str) -> _Row:
         parsed.labels,
         item.answer,
         parsed.warning,
+        parsed.answered_at,
     )
 
 
@@ -131,7 +133,8 @@ def _validated_count(data: bytes) -> int:
 
 def _store_lines(job: BatchJob, rows: list[_Row]) -> None:
     """Insert the rows as lines, a thousand per statement; a line already there (a split
-    run twice) is kept."""
+    run twice) is kept. A line that gave no time of its own counts from now."""
+    now = timezone.now()
     for start in range(0, len(rows), ROWS_PER_INSERT):
         BatchLine.objects.bulk_create(
             [
@@ -145,6 +148,7 @@ def _store_lines(job: BatchJob, rows: list[_Row]) -> None:
                     source=row.source,
                     labels=row.labels or {},
                     answer=row.answer,
+                    answered_at=row.answered_at or now,
                 )
                 for row in rows[start : start + ROWS_PER_INSERT]
             ],

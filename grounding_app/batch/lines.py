@@ -10,7 +10,10 @@ job's scores are comparable line to line.
 
 `labels` are the line's metadata that the results page can group by: the dataset's
 `source`, the string values of its `meta` object, a request's `userLabels`, and the
-format the line came in.
+format the line came in. `answered_at` is the answer's own time, where the line's object
+gives one under `time` or `timestamp` (`common/answer_time.py`; a Langfuse trace's own
+`timestamp`), from RETENTION_DAYS (at most 365) days ago to ANSWER_TIME_SKEW_SECONDS
+ahead: trends count the line then, not when it was checked.
 """
 
 from __future__ import annotations
@@ -18,9 +21,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
+from django.utils import timezone
+
 from grounding_app.active_verifier.checker import checker
+from grounding_app.common.answer_time import answer_time
 from grounding_app.common.importing import NOT_CHECKABLE, ItemSource, validated
 from grounding_app.common.importing import parse_line as parse_item
 from grounding_app.common.serialize import grounded_to_json
@@ -52,6 +60,31 @@ class ParsedLine:
     item: ItemSource
     labels: dict[str, str] = field(default_factory=dict)
     warning: str = ""  # what was wrong with a line that is checked all the same
+    answered_at: datetime | None = None  # the answer's own time, when the line gives one
+
+
+def oldest_answer_days() -> int:
+    """How far back an answer's own time may lie: the retention period, at most a year
+    (an older answer would count among days whose other lines are already purged)."""
+    return min(settings.RETENTION_DAYS, 365)
+
+
+def _timed(parsed: ParsedLine, data: object, number: int) -> ParsedLine:
+    """The line with its answer's time, or a warning saying why the time it gave is not
+    used (the line then counts when it came); the time's key is no label."""
+    now = timezone.now()
+    found = answer_time(
+        data,
+        oldest=now - timedelta(days=oldest_answer_days()),
+        newest=now + timedelta(seconds=settings.ANSWER_TIME_SKEW_SECONDS),
+    )
+    if not found.key:
+        return parsed
+    labels = {k: v for k, v in parsed.labels.items() if k != found.key}
+    if found.at is not None:
+        return replace(parsed, labels=labels, answered_at=found.at)
+    said = f"line {number} (counted when it came): {found.problem}."
+    return replace(parsed, labels=labels, warning="; ".join(filter(None, (parsed.warning, said))))
 
 
 def _warning(item: ItemSource, number: int) -> str:
@@ -161,7 +194,7 @@ def parse(raw: str, number: int) -> ParsedLine:
         kind = detect(data)
         if kind is not None:
             item, labels = _record_item(kind, data)
-            return ParsedLine(item, labels)
+            return _timed(ParsedLine(item, labels), data, number)
         item = parse_item(raw, number)
     except FormatError as exc:
         where = f"line {number}" + (f" ({_FORMAT_NAMES[kind]})" if kind else "")
@@ -171,7 +204,7 @@ def parse(raw: str, number: int) -> ParsedLine:
         message = str(exc)
         where = "" if message.startswith("line ") else f"line {number}: "
         raise LineError(where + message) from exc
-    return ParsedLine(item, _labels(data, item), _warning(item, number))
+    return _timed(ParsedLine(item, _labels(data, item), _warning(item, number)), data, number)
 
 
 # --- whole files -------------------------------------------------------------------

@@ -153,6 +153,11 @@ class BatchLine(models.Model):
         help_text="The verifier that judged this line; a switch mid-job shows line by line.",
     )
     processed_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField(
+        default=timezone.now,
+        help_text="The answer's own time where the line gave one (batch/lines.py), else"
+        " when the line came; trends count the line then.",
+    )
     worker = models.CharField(max_length=200, blank=True, help_text="Who wrote the result.")
     review = models.ForeignKey(
         "reviews.Review", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -180,6 +185,19 @@ class BatchLine(models.Model):
                     "unsupported_count",
                 ),
                 name="batch_line_trend",
+            ),
+            # Trends (grounding_app/monitoring/trends.py) by the answer's own time, read
+            # from the index alone as alerts read the one above.
+            models.Index(
+                fields=(
+                    "job",
+                    "answered_at",
+                    "state",
+                    "support_score",
+                    "claim_count",
+                    "unsupported_count",
+                ),
+                name="batch_line_answered",
             ),
             # Compare (grounding_app/monitoring/compare.py) finds a job's first line of
             # an id and counts a job's ids by it, reading no row.

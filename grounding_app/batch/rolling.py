@@ -94,6 +94,7 @@ def append(job: BatchJob, raws: Sequence[str], *, send: bool = True) -> Appended
                     source=parsed.item.source[:200],
                     labels=parsed.labels,
                     answer=parsed.item.answer,
+                    answered_at=parsed.answered_at or now,
                 )
             )
         BatchLine.objects.bulk_create(rows, batch_size=intake.ROWS_PER_INSERT)

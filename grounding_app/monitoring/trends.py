@@ -1,8 +1,10 @@
-"""Daily and hourly figures of checked lines, by SQL aggregates over `batch_line_trend`.
+"""Daily and hourly figures of checked lines, by SQL aggregates over `batch_line_answered`.
 
-A line's time is when it was checked (`processed_at`, UTC). Each bucket (a day, an hour)
-comes from an aggregate over a range of the index `batch_line_trend`, whose columns
-hold every figure summed (see `_series` for how each database is asked).
+A line's time is its answer's own (`answered_at`, UTC: the time the line or its trace
+gave, else when it came; batch/lines.py), so history sent today fills its own days. Each
+bucket (a day, an hour) comes from an aggregate over a range of the index
+`batch_line_answered`, whose columns hold every figure summed (see `_series` for how
+each database is asked).
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def _series(scope: Scope, starts: list[datetime], step: timedelta, label: str) -
     return [
         _point(
             start.strftime(label),
-            query.filter(processed_at__gte=start, processed_at__lt=start + step).aggregate(
+            query.filter(answered_at__gte=start, answered_at__lt=start + step).aggregate(
                 **_FIGURES
             ),
         )
@@ -164,8 +166,8 @@ def worst_of_day(scope: Scope, day: date) -> list[BatchLine]:
     return list(
         lines(scope)
         .filter(
-            processed_at__gte=start,
-            processed_at__lt=start + timedelta(days=1),
+            answered_at__gte=start,
+            answered_at__lt=start + timedelta(days=1),
             support_score__isnull=False,
         )
         .select_related("job")
@@ -177,6 +179,7 @@ def worst_of_day(scope: Scope, day: date) -> list[BatchLine]:
             "claim_count",
             "unsupported_count",
             "processed_at",
+            "answered_at",
             "labels",
             "job__public_id",
             "job__name",
@@ -190,7 +193,7 @@ def label_keys(scope: Scope, days: int) -> dict[str, list[str]]:
     pickers (lines differ in which labels they carry)."""
     start = timezone.now() - timedelta(days=days)
     found: dict[str, set[str]] = {}
-    sample = lines(Scope(scope.source)).filter(processed_at__gte=start)
+    sample = lines(Scope(scope.source)).filter(answered_at__gte=start)
     for (labels,) in sample.values_list("labels").order_by()[:KEYS_SAMPLED]:
         for key, value in (labels or {}).items():
             found.setdefault(key, set()).add(str(value))

@@ -90,11 +90,14 @@ def assemble(trace_id: str, service: str, spans: Sequence[Span]) -> Assembled | 
         meta["model"] = llm.model
     if question := _question(llm.prompt):
         meta["question"] = question
-    line = {
+    line: dict[str, Any] = {
         "id": trace_id,
         "source": service,
         "facts": [_fact(d) for d in facts[:MAX_FACTS]],
         "claim": llm.completion,
         "meta": meta,
     }
+    if started := [span.start_ns for span in spans if span.start_ns > 0]:
+        # The trace's start: the answer counts on its own day (batch/lines.py reads it).
+        line["time"] = min(started)
     return Assembled(line, unknown)

@@ -56,6 +56,7 @@ def line(
         number=number,
         state=BatchLine.State.DONE,
         processed_at=when,
+        answered_at=when,
         claim_count=claims,
         unsupported_count=unsupported,
         support_score=score,

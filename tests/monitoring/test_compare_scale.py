@@ -39,7 +39,7 @@ LIMIT_MB = 100
 _COLUMNS = (
     "job_id, number, raw, state, error, external_id, source, labels, answer, result, "
     "support_score, summary, claim_count, unsupported_count, excluded_cited, judged_by, "
-    "verifier, processed_at, worker"
+    "verifier, processed_at, answered_at, worker"
 )
 _FACT = (
     "Fact {n}: the Eiffel Tower in Paris was completed in 1889 for the World's Fair and "
@@ -105,7 +105,8 @@ def _rows(job_id: int, after: bool, now: object) -> Iterator[tuple[object, ...]]
         raw = json.dumps({"id": external_id, "answer": answer, "facts": [_FACT.format(n=0)]})
         yield (
             job_id, number, raw, "done", "", external_id, "", "{}", answer, result, score,
-            summary, claims, unsupported, 0, "{}", "verifier@sha256:0123456789ab", now, "w1",
+            summary, claims, unsupported, 0, "{}", "verifier@sha256:0123456789ab", now, now,
+            "w1",
         )  # fmt: skip
 
 

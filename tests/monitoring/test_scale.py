@@ -27,7 +27,7 @@ LIMIT_S = 1.0
 _COLUMNS = (
     "job_id, number, raw, state, error, external_id, source, labels, answer, support_score, "
     "summary, claim_count, unsupported_count, excluded_cited, judged_by, verifier, "
-    "processed_at, worker"
+    "processed_at, answered_at, worker"
 )
 
 
@@ -59,6 +59,7 @@ def _rows(job_ids: list[int], now: datetime) -> Iterator[tuple[object, ...]]:
                 0,
                 "{}",
                 "",
+                adapt(first + step * (n + 1)),
                 adapt(first + step * (n + 1)),
                 "",
             )

@@ -296,6 +296,7 @@ def test_a_trace_becomes_one_line_of_the_grounding_schema() -> None:
         ],
         "claim": "A is 1.",
         "meta": {"service": "svc", "question": "What is A?"},
+        "time": 1,  # the earliest span's start (ns): the answer counts on its own day
     }
 
 
