@@ -135,3 +135,87 @@ def wide_and_narrow(bars: Sequence[Bar], *, title: str) -> str:
     return trend_svg(
         bars, Frame(960, 260, labels_every=every_wide), title=title, css="chart-wide"
     ) + trend_svg(bars, Frame(360, 240, labels_every=every_narrow), title=title, css="chart-narrow")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a comparison: a name and a value (0-1) per bucket, None for none."""
+
+    name: str
+    values: Sequence[float | None]
+
+
+def _marker(x: float, y: float, k: int, title: str) -> str:
+    """A circle for the first series, a square for the second: told apart without colour."""
+    tip = f"<title>{escape(title)}</title>"
+    if k == 0:
+        return (
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" class="series-dot series-0">{tip}</circle>'
+        )
+    return (
+        f'<rect x="{x - 3.5:.1f}" y="{y - 3.5:.1f}" width="7" height="7" '
+        f'class="series-dot series-{k}">{tip}</rect>'
+    )
+
+
+def _series_line(frame: Frame, width: float, labels: Sequence[str], k: int, s: Series) -> list[str]:
+    """A series as markers, joined between neighbouring buckets (as `_line` joins the
+    score): a bucket without a value breaks the line."""
+    runs: list[list[tuple[float, float, str]]] = [[]]
+    for i, value in enumerate(s.values):
+        if value is None:
+            runs.append([])
+            continue
+        title = f"{s.name}, {labels[i]}: {value:.1%}"
+        runs[-1].append((frame.left + (i + 0.5) * width, frame.y(value), title))
+    out = []
+    for run in runs:
+        if len(run) > 1:
+            path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in run)
+            out.append(f'<polyline points="{path}" class="series-line series-{k}"/>')
+        out += [_marker(x, y, k, title) for x, y, title in run]
+    return out
+
+
+def lines_svg(
+    labels: Sequence[str], series: Sequence[Series], frame: Frame, *, title: str, css: str = ""
+) -> str:
+    """Two (or more) series as lines over the same buckets and 0-100 % axis."""
+    width = frame.plot_w / max(1, len(labels))
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart series-chart {css}" '
+        f'viewBox="0 0 {frame.width} {frame.height}" role="img" aria-label="{escape(title)}">'
+        f"<title>{escape(title)}</title>",
+        *_axis(frame),
+    ]
+    for k, each in enumerate(series):
+        out += _series_line(frame, width, labels, k, each)
+    base = frame.top + frame.plot_h
+    for i, label in enumerate(labels):
+        if (len(labels) - 1 - i) % frame.labels_every == 0:
+            x = frame.left + (i + 0.5) * width
+            out.append(
+                f'<text x="{x:.1f}" y="{base + 16}" class="chart-tick" text-anchor="middle">'
+                f"{escape(label)}</text>"
+            )
+    out.append(
+        f'<line x1="{frame.left}" y1="{base}" x2="{frame.left + frame.plot_w:.1f}" y2="{base}" '
+        'class="chart-axis"/>'
+    )
+    if all(v is None for each in series for v in each.values):
+        out.append(
+            f'<text x="{frame.left + frame.plot_w / 2:.1f}" y="{frame.top + frame.plot_h / 2:.1f}" '
+            'class="chart-empty" text-anchor="middle">no checked answers in this range</text>'
+        )
+    out.append("</svg>")
+    return "".join(out)
+
+
+def lines_wide_and_narrow(labels: Sequence[str], series: Sequence[Series], *, title: str) -> str:
+    """The comparison twice, as `wide_and_narrow` draws the trend."""
+    n = len(labels)
+    wide = Frame(960, 260, labels_every=max(1, -(-n // 16)))
+    narrow = Frame(360, 240, labels_every=max(1, -(-n // 5)))
+    return lines_svg(labels, series, wide, title=title, css="chart-wide") + lines_svg(
+        labels, series, narrow, title=title, css="chart-narrow"
+    )

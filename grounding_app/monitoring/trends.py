@@ -41,6 +41,12 @@ class Scope:
             out.update(key=self.key, value=self.value)
         return out
 
+    @property
+    def name(self) -> str:
+        """The scope in words, for a chart's legend."""
+        where = self.source.service_name if self.source else "all jobs"
+        return f"{where} · {self.key} = {self.value}" if self.key else where
+
 
 @dataclass(frozen=True)
 class Point:

@@ -49,6 +49,40 @@ def _scope(request: HttpRequest) -> trends.Scope:
     return trends.Scope(source, key, value if key else "")
 
 
+def _versus(request: HttpRequest, scope: trends.Scope) -> trends.Scope | None:
+    """The scope drawn beside `scope`: another trace source (or all jobs) and/or another
+    value of the same label; None when none is asked for or it is the same scope."""
+    raw = request.GET.get("vs_source", "")
+    value = request.GET.get("vs_value", "")[:200].replace("\x00", "")
+    source = scope.source
+    if raw == "all":
+        source = None
+    elif raw.isdigit():
+        source = TraceSource.objects.filter(pk=int(raw)).first()
+    elif not (value and scope.key):
+        return None
+    other = trends.Scope(source, scope.key, value if value and scope.key else scope.value)
+    return None if other == scope else other
+
+
+def _side_by_side(
+    scope: trends.Scope, mine: list[trends.Point], other: trends.Scope, days: int
+) -> tuple[str, list[tuple[trends.Point, trends.Point, str]]]:
+    """The two scopes' daily rates as two lines, and the rows of their table."""
+    theirs = trends.daily(other, days)
+    labels = [p.bucket[5:] for p in mine]
+    svg = charts.lines_wide_and_narrow(
+        labels,
+        [
+            charts.Series(scope.name, [p.rate for p in mine]),
+            charts.Series(other.name, [p.rate for p in theirs]),
+        ],
+        title=f"Unsupported-claim rate per day: {scope.name} and {other.name}",
+    )
+    rows = [(a, b, _day_link(scope, a.bucket)) for a, b in zip(mine, theirs, strict=True)]
+    return svg, rows[::-1]
+
+
 def _days(request: HttpRequest) -> int:
     raw = request.GET.get("days", "")
     return int(raw) if raw.isdigit() and int(raw) in trends.RANGES else trends.RANGES[2]
@@ -75,6 +109,7 @@ def _bars(points: list[trends.Point], scope: trends.Scope, hourly: bool) -> list
 def trend_page(request: HttpRequest) -> HttpResponse:
     """The whole page, or (asked by htmx when the range or scope changes) its figures."""
     scope, days = _scope(request), _days(request)
+    other = _versus(request, scope)
     daily, hourly = trends.daily(scope, days), trends.hourly(scope)
     context = {
         "scope": scope,
@@ -90,7 +125,12 @@ def trend_page(request: HttpRequest) -> HttpResponse:
         "hourly_rows": [p for p in reversed(hourly) if p.answers],
         "sources": TraceSource.objects.order_by("service_name"),
         "labels": trends.label_keys(scope, days),
+        "versus": other,
+        "vs_source": request.GET.get("vs_source", ""),
+        "vs_value": other.value if other and other.key else "",
     }
+    if other is not None:
+        context["versus_svg"], context["versus_rows"] = _side_by_side(scope, daily, other, days)
     template = "monitoring/trends.html"
     if getattr(request, "htmx", False):
         template += "#figures"

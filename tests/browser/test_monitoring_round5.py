@@ -1,9 +1,9 @@
-"""Issue 44's monitoring pages in chromium (items 14, 15, 17 and the forms of 19): the
-compare page headed by how the runs moved, the alert and sampling forms showing only the
-chosen kind's fields (with and without JavaScript), "Run now" answering in place, and
-the accuracy card's intervals and its "not measurable" row; at 375, 768 and 1280 px,
-light and dark: no sideways scroll, no serious axe-core violation. Screenshots go to
-var/shots/round5-*.png (looked at, not kept)."""
+"""Issue 44's monitoring pages in chromium (items 14 to 17 and the forms of 19): two
+label values side by side on the trends page, the compare page headed by how the runs
+moved, the alert and sampling forms showing only the chosen kind's fields (with and
+without JavaScript), "Run now" answering in place, and the accuracy card's intervals; at
+375, 768 and 1280 px, light and dark: no sideways scroll, no serious axe-core violation.
+Screenshots go to var/shots/round5-*.png (looked at, not kept)."""
 
 from __future__ import annotations
 
@@ -40,13 +40,15 @@ def _seed(make_user: Callable[..., Any]) -> dict[str, str]:
     before, after = _regressions()
     bot = data.source("support-bot")
     job = data.job("support-bot today", bot, timezone.now().date())
-    for n in range(8):
-        when = timezone.now() - timedelta(minutes=n)
+    for n in range(16):
+        when = timezone.now() - timedelta(days=(n // 2) % 6, minutes=n)
         made = data.line(
             job,
             n + 1,
             when,
             labels={"model": "large" if n % 2 else "small", "prompt": "v2"},
+            claims=3,
+            unsupported=2 + n % 2 if n % 2 else (n // 2) % 2,
             claim_list=[(f"Claim {n}.", "supported", 0.55 + n / 100)],
         )
         BatchLine.objects.filter(pk=made.pk).update(source="web")
@@ -57,6 +59,7 @@ def _seed(make_user: Callable[..., Any]) -> dict[str, str]:
     for row in CLAIMS:
         _label(project, people, verifier, row)
     return {
+        "trends": f"/monitoring/?source={bot.pk}&key=model&value=small&vs_value=large&days=7",
         "compare": f"/monitoring/compare/?before={before.public_id}&after={after.public_id}",
         "alert": "/monitoring/alerts/new/",
         "sampling": "/monitoring/sampling/",
