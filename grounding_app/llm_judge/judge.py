@@ -1,7 +1,9 @@
 """The LLM judge as the engine's `Escalation`: the band, a queue of at most `concurrency`
 calls in flight, a cache by content hash (shared by every process when built from the
 config), one retry on a malformed answer, the daily cap, one deadline for a check's
-whole judging, and a fallback (never an exception) for whatever goes wrong."""
+whole judging, a pause after failures in a row (an endpoint that hangs would otherwise
+cost every check its whole deadline), and a fallback (never an exception) for whatever
+goes wrong."""
 
 from __future__ import annotations
 
@@ -34,6 +36,12 @@ logger = logging.getLogger(__name__)
 BAD_ANSWER = "bad answer"  # malformed twice
 DAILY_CAP = "daily cap"
 DEADLINE = "deadline"  # the check's time for judging ran out before this claim's turn
+UNAVAILABLE = "unavailable"  # the judge pauses after failures in a row (`Pause`)
+# Failures in a row that pause the judge, and how long the pause lasts; the first call
+# after it tries the endpoint again. A call cut by the check's own deadline says nothing
+# of the endpoint and is not counted.
+PAUSE_AFTER = 3
+PAUSE_SECONDS = 60.0
 
 
 @dataclass
@@ -134,6 +142,40 @@ class _Budget:
                 self._left -= tokens
 
 
+class Pause:
+    """After `after` failed calls in a row, no call for `seconds`: the claims fall back at
+    once ("unavailable") instead of each check waiting out its deadline. The call after
+    the pause tries the endpoint again; its failure pauses again, any answer ends it."""
+
+    def __init__(self, after: int = PAUSE_AFTER, seconds: float = PAUSE_SECONDS) -> None:
+        self.after, self.seconds = after, seconds
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._until = 0.0
+
+    def paused(self, now: float | None = None) -> bool:
+        with self._lock:
+            return (time.monotonic() if now is None else now) < self._until
+
+    def failed(self, reason: str) -> None:
+        if reason == DEADLINE:
+            return
+        with self._lock:
+            self._failures += 1
+            if self._failures >= self.after:
+                self._until = time.monotonic() + self.seconds
+                logger.warning(
+                    "llm judge: %d calls failed in a row (last: %s); no call for %.0f s",
+                    self._failures,
+                    reason,
+                    self.seconds,
+                )
+
+    def answered(self) -> None:
+        with self._lock:
+            self._failures, self._until = 0, 0.0
+
+
 class LLMJudge:
     """Judges the claims in `band` through `endpoint`, at most `concurrency` requests at a
     time in this process (the others wait their turn), and none once the day's tokens
@@ -150,6 +192,7 @@ class LLMJudge:
         rulings: Rulings | None = None,
         unread_languages: bool = False,
         seconds: float = REQUEST_SECONDS,
+        pause: Pause | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.band = band
@@ -160,6 +203,7 @@ class LLMJudge:
         self.seconds = min(seconds, REQUEST_SECONDS)
         self._slots = threading.Semaphore(self.concurrency)
         self._cache = rulings if rulings is not None else MemoryRulings(4096)
+        self.pause = pause or Pause()
 
     def wants(self, score: float) -> bool:
         return score in self.band
@@ -216,15 +260,21 @@ class LLMJudge:
         for _ in range(2):
             if not budget.allows():
                 return Outcome(None, DAILY_CAP), usage
+            if self.pause.paused():
+                return Outcome(None, UNAVAILABLE), usage
             if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
                 return Outcome(None, DEADLINE), usage
             try:
+                if self.pause.paused():  # it failed again while this claim waited
+                    return Outcome(None, UNAVAILABLE), usage
                 reply = complete(self.endpoint, conversation, deadline)
             except EndpointError as exc:
                 usage.add(Usage(calls=exc.requests, failures=1, seconds=exc.seconds))
+                self.pause.failed(exc.reason)
                 return Outcome(None, exc.reason), usage
             finally:
                 self._slots.release()
+            self.pause.answered()
             spent = Usage(
                 calls=reply.requests,
                 prompt_tokens=reply.prompt_tokens,

@@ -14,7 +14,7 @@ import pytest
 from grounding_app.engine import Band, Outcome, Ruling
 from grounding_app.llm_judge import client
 from grounding_app.llm_judge.client import Endpoint, complete, messages, parse_ruling
-from grounding_app.llm_judge.judge import LLMJudge
+from grounding_app.llm_judge.judge import LLMJudge, Pause
 from tests.llm_judge.chat_server import Step, answer, chat_server, completion
 from tests.llm_judge.test_judge import CLAIM, MemoryLedger, claim, judge_of
 
@@ -49,6 +49,39 @@ def test_a_hung_endpoint_with_every_claim_sent_ends_within_the_requests_budget()
     assert took < 2.2
     assert [o.fell_back for o in outcomes[:2]] == ["timeout", "timeout"]
     assert [o.fell_back for o in outcomes[2:]] == ["deadline"] * 4  # never sent or cut
+
+
+def test_a_hung_endpoint_pauses_the_judge_so_later_checks_fall_back_at_once() -> None:
+    """Three calls time out in a row: the judge pauses, so the next check's claims fall
+    back at once ("unavailable") instead of each check waiting out its deadline; after
+    the pause the endpoint is tried again, and an answer ends it."""
+    hang = Step(answer("supported").content, delay=30)
+    script = [hang, hang, hang, answer("supported", passage=0)]
+    with chat_server(*script) as server:
+        endpoint = Endpoint(server.url, "m", timeout=0.3)
+        pause = Pause(after=3, seconds=0.5)
+        judge = LLMJudge(
+            endpoint, Band(everything=True), MemoryLedger(), concurrency=1, pause=pause
+        )
+        outcomes, took = _timed(judge, 5)
+        assert [o.fell_back for o in outcomes] == ["timeout"] * 3 + ["unavailable"] * 2
+        assert took < 1.5 and len(server.requests) == 3
+        later, took = _timed(judge, 4)
+        assert [o.fell_back for o in later] == ["unavailable"] * 4
+        assert took < 0.1 and len(server.requests) == 3  # nothing sent while paused
+        time.sleep(0.6)
+        again, _ = _timed(judge)
+    assert again == [Outcome(Ruling(True, (), 0))] and not pause.paused()
+
+
+def test_a_call_cut_by_the_checks_own_deadline_does_not_count_against_the_endpoint() -> None:
+    pause = Pause(after=1, seconds=60)
+    pause.failed("deadline")
+    assert not pause.paused()
+    pause.failed("http 503")
+    assert pause.paused()
+    pause.answered()
+    assert not pause.paused()
 
 
 def test_the_judges_time_is_bounded_below_the_worker_timeout_whatever_the_settings() -> None:
