@@ -14,6 +14,13 @@ one a permanent source, so an export naming a service per resource is refused in
 Rows are written with one multi-row statement per table (`executemany` of a plain
 INSERT), not model by model: an export of TRACES_MAX_EXPORT_SPANS one-span traces is
 stored in seconds.
+
+Locks, in one order for every writer (`services._finish` too): a source's row first
+(sources in the order of their service names), then its traces that the export names.
+Exports of one source so take turns, and the sweeper, which claims and forgets traces
+skipping rows held (SKIP LOCKED), never waits for an export while holding what the
+export waits for: on PostgreSQL an export used to deadlock with the sweeper's claim
+(503, retried).
 """
 
 from __future__ import annotations
@@ -194,8 +201,10 @@ def _store(source: TraceSource, spans: list[Span], now: Any, rejected: Counter[s
     dropped: Counter[str] = Counter()
     existing: dict[str, tuple[int, str, int]] = {}
     for chunk in _chunks(list(by_trace)):
-        found = PendingTrace.objects.filter(source=source, trace_id__in=chunk)
-        for pk, trace_id, state, stored in found.values_list("pk", "trace_id", "state", "spans"):
+        # Locked as read: a trace the sweeper claims meanwhile is read as claimed.
+        found = PendingTrace.objects.select_for_update().filter(source=source, trace_id__in=chunk)
+        read = found.order_by("pk").values_list("pk", "trace_id", "state", "spans")
+        for pk, trace_id, state, stored in read:
             existing[trace_id] = (pk, state, stored)
     kept: dict[str, list[Span]] = {}
     for trace_id, found_spans in by_trace.items():
@@ -289,10 +298,16 @@ def receive(api_key: ApiKey, received: list[Received], invalid: Counter[str]) ->
     refused: dict[str, str] = {}
     with transaction.atomic():
         services = list(dict.fromkeys([*by_service, *invalid]))
-        for service, found in _admitted(api_key, services, refused).items():
+        admitted = _admitted(api_key, services, refused)
+        for service, found in sorted(admitted.items(), key=lambda item: item[0]):
             spans = by_service.get(service, [])
             source = (
                 found or TraceSource.objects.get_or_create(api_key=api_key, service_name=service)[0]
+            )
+            # Counted first: the UPDATE locks the source's row before any of its traces.
+            TraceSource.objects.filter(pk=source.pk).update(
+                spans_received=F("spans_received") + len(spans) + invalid[service],
+                last_seen_at=now,
             )
             waiting = PendingTrace.objects.filter(source=source, state=PendingTrace.State.OPEN)
             if spans and waiting.count() >= settings.TRACES_MAX_OPEN_TRACES:
@@ -302,10 +317,6 @@ def receive(api_key: ApiKey, received: list[Received], invalid: Counter[str]) ->
             if invalid[service]:
                 rejected[INVALID_ID] += invalid[service]
                 count_into(source.pk, "dropped", Counter({INVALID_ID: invalid[service]}))
-            TraceSource.objects.filter(pk=source.pk).update(
-                spans_received=F("spans_received") + len(spans) + invalid[service],
-                last_seen_at=now,
-            )
     for service, reason in refused.items():
         rejected[reason] += len(by_service.get(service, [])) + invalid[service]
     return Outcome(accepted, rejected)

@@ -62,23 +62,31 @@ def rolling_job(source: TraceSource, now: datetime, lines: int) -> BatchJob:
 
 
 def _claim(now: datetime, limit: int) -> str:
-    """Mark due traces as this run's; returns the run's token."""
-    PendingTrace.objects.filter(
-        state=PendingTrace.State.ASSEMBLING, claimed_at__lt=now - timedelta(seconds=CLAIM_SECONDS)
-    ).update(state=PendingTrace.State.OPEN, claim="")
-    quiet = now - timedelta(seconds=settings.TRACES_QUIET_SECONDS)
-    cap = now - timedelta(seconds=settings.TRACES_MAX_WAIT_SECONDS)
-    complete = Q(has_root=True, has_answer=True)
-    due = (
-        PendingTrace.objects.filter(state=PendingTrace.State.OPEN)
-        .filter(complete | Q(last_seen__lte=quiet) | Q(first_seen__lte=cap))
-        .order_by("first_seen")
-        .values_list("pk", flat=True)[:limit]
-    )
+    """Mark due traces as this run's; returns the run's token. A trace an export holds
+    (adding spans to it) is skipped, not waited for: it is claimed at the next pass, and
+    a claim that waited could close a cycle of waits with the export (see `receiver`)."""
     token = uuid.uuid4().hex
-    PendingTrace.objects.filter(pk__in=list(due), state=PendingTrace.State.OPEN).update(
-        state=PendingTrace.State.ASSEMBLING, claim=token, claimed_at=now
-    )
+    unheld = PendingTrace.objects.select_for_update(skip_locked=True)
+    with transaction.atomic():
+        lapsed = unheld.filter(
+            state=PendingTrace.State.ASSEMBLING,
+            claimed_at__lt=now - timedelta(seconds=CLAIM_SECONDS),
+        )
+        PendingTrace.objects.filter(pk__in=list(lapsed.values_list("pk", flat=True))).update(
+            state=PendingTrace.State.OPEN, claim=""
+        )
+        quiet = now - timedelta(seconds=settings.TRACES_QUIET_SECONDS)
+        cap = now - timedelta(seconds=settings.TRACES_MAX_WAIT_SECONDS)
+        complete = Q(has_root=True, has_answer=True)
+        due = (
+            unheld.filter(state=PendingTrace.State.OPEN)
+            .filter(complete | Q(last_seen__lte=quiet) | Q(first_seen__lte=cap))
+            .order_by("first_seen")
+            .values_list("pk", flat=True)[:limit]
+        )
+        PendingTrace.objects.filter(pk__in=list(due), state=PendingTrace.State.OPEN).update(
+            state=PendingTrace.State.ASSEMBLING, claim=token, claimed_at=now
+        )
     return token
 
 
@@ -127,6 +135,10 @@ def _finish(
         else:
             dropped[result.reason] += len(found)
     with transaction.atomic():
+        # The source's row first, as the receiver takes it (see `receiver`).
+        TraceSource.objects.filter(pk=source.pk).update(
+            traces_checked=F("traces_checked") + len(checked)
+        )
         if lines:
             try:
                 rolling.append(rolling_job(source, now, len(lines)), lines, send=send)
@@ -140,19 +152,31 @@ def _finish(
         PendingTrace.objects.filter(pk__in=ids).exclude(pk__in=checked).update(
             state=PendingTrace.State.DROPPED
         )
-        TraceSource.objects.filter(pk=source.pk).update(
-            traces_checked=F("traces_checked") + len(checked)
-        )
         count_into(source.pk, "dropped", dropped)
         count_unknown(source.pk, unknown)
 
 
+FORGET_BATCH = 500
+
+
 def forget_finished(now: datetime | None = None) -> int:
-    """Delete rows of traces finished more than TRACES_MAX_WAIT_SECONDS ago."""
+    """Delete rows of traces finished more than TRACES_MAX_WAIT_SECONDS ago (with any
+    spans left under them; returns the rows deleted), FORGET_BATCH traces a transaction
+    in the order of their ids, skipping rows another transaction holds: one DELETE of
+    them all locked rows in no set order and waited while holding them."""
     now = now or timezone.now()
     done = (PendingTrace.State.CHECKED, PendingTrace.State.DROPPED)
     old = now - timedelta(seconds=settings.TRACES_MAX_WAIT_SECONDS)
-    return PendingTrace.objects.filter(state__in=done, last_seen__lt=old).delete()[0]
+    finished = PendingTrace.objects.select_for_update(skip_locked=True).filter(
+        state__in=done, last_seen__lt=old
+    )
+    deleted = 0
+    while True:
+        with transaction.atomic():
+            pks = list(finished.order_by("pk").values_list("pk", flat=True)[:FORGET_BATCH])
+            deleted += PendingTrace.objects.filter(pk__in=pks).delete()[0] if pks else 0
+        if len(pks) < FORGET_BATCH:
+            return deleted
 
 
 def sweep(send: bool = True) -> int:
