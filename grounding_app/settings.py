@@ -371,7 +371,7 @@ BATCH_QUEUED_TIMEOUT = env_int("BATCH_QUEUED_TIMEOUT", 3600)
 BATCH_SWEEP_SECONDS = env_int("BATCH_SWEEP_SECONDS", 15)  # how often each worker sweeps
 # Lines one API key may have waiting in its active jobs (one full-size job); 0: no bound.
 # An upload of more lines is stored whole and split into lines by a worker, so the
-# request is answered in about a second whatever its size (grounding_app.batch.services).
+# request is answered in about a second whatever its size (grounding_app.batch.intake).
 BATCH_SPLIT_INLINE_LINES = env_int("BATCH_SPLIT_INLINE_LINES", 2_000)
 BATCH_KEY_WAITING_LINES = env_int("BATCH_KEY_WAITING_LINES", 100_000)
 # A Label Studio export larger than this is stored and read by a worker, the page showing
