@@ -347,11 +347,15 @@ def _scale(match: re.Match[str], text: str) -> int:
 
 
 def _hebrew_words(text: str) -> Iterator[RawNumber]:
-    """Hebrew number words, one at a time, with their prefixes shed ("ושלושה" is 3)."""
+    """Hebrew number words, one at a time, with their prefixes shed ("ושלושה" is 3). The
+    number starts after its prefixes, so a hedge written onto it is read as one:
+    "כמיליון" is about a million (981,711 is; read as exactly 1,000,000 it was not), and
+    "יותר משלושה" more than three."""
     for run in read_text(text).letter_runs:
-        value = next((he.NUMBER_WORDS[f] for f in he.forms(run.text) if f in he.NUMBER_WORDS), None)
-        if value is not None:
-            yield RawNumber(run.start, run.end, value)
+        found = [f for f in he.forms(run.text) if f in he.NUMBER_WORDS]
+        if found:
+            word = max(found, key=len)  # the fewest letters shed
+            yield RawNumber(run.end - len(word), run.end, he.NUMBER_WORDS[word])
 
 
 @dataclass(frozen=True)

@@ -146,7 +146,10 @@ def test_english_numbers_are_read_with_what_they_mean(text, expected):
         ("בערך 500 איש.", [("500", "500", None, "1", COUNT, "", ABOUT)]),
         ('עלה 20 ש"ח.', [("20", "20", None, "1", CURRENCY, "ILS", "")]),
         ("עלה ₪20.", [("₪20", "20", None, "1", CURRENCY, "ILS", "")]),
-        ("יש לו ושלושה ילדים.", [("ושלושה", "3", None, "1", COUNT, "", "")]),
+        ("יש לו ושלושה ילדים.", [("שלושה", "3", None, "1", COUNT, "", "")]),
+        # a hedge written onto a number word (issue 44: "כמיליון" against 981,711)
+        ("גרים כמיליון תושבים.", [("מיליון", "1000000", None, "1", COUNT, "", ABOUT)]),
+        ("יש לו יותר משלושה ילדים.", [("שלושה", "3", None, "1", COUNT, "", AT_LEAST)]),
         ("נוסד ב-1948.", [("1948", "1948", None, "1", YEAR, "", "")]),
         # kept misses: a number word and its scale are read apart; a figure with a prefix
         # and no hyphen is not read at all
@@ -190,6 +193,14 @@ def test_a_number_is_also_matched_by_the_figure_before_its_scale_word():
 )
 def test_about_reaches_five_percent_of_the_figure(claim, evidence, stated):
     assert unsupported(claim, (evidence,)) is not stated
+
+
+def test_a_hedge_written_onto_a_hebrew_number_word_reaches_five_percent():
+    # Issue 44: "כמיליון" (about a million) against 981,711 was unsupported.
+    evidence = ("בעיר גרים 981,711 תושבים.",)
+    assert unsupported("בעיר גרים כמיליון תושבים.", evidence, "he") == []
+    assert unsupported("בעיר גרים כמיליון תושבים.", ("בעיר גרים 700,000 תושבים.",), "he")
+    assert unsupported("בעיר גרים מיליון תושבים.", evidence, "he")  # unhedged: exactly
 
 
 @pytest.mark.parametrize(
