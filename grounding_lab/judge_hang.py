@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grounding_lab.bench_requests import request_builders
@@ -60,6 +61,71 @@ def _silent(listener: socket.socket, trickle: bool, stop: threading.Event) -> No
         conn.close()
 
 
+@dataclass
+class Tally:
+    """What the clients saw: each check's time, failures, claims and those fallen back."""
+
+    took: list[float] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    claims: int = 0
+    fell_back: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, elapsed: float, status: int, body: bytes) -> None:
+        with self.lock:
+            self.took.append(elapsed)
+            if status != 200:
+                self.failed.append(f"{status}: {body[:200]!r}")
+                return
+            claims = json.loads(body).get("claims", [])
+            checked = [c for c in claims if c.get("groundingCheckRequired")]
+            self.claims += len(checked)
+            self.fell_back += sum(
+                str(c.get("llmJudge", "")).startswith("fell back") for c in checked
+            )
+
+
+def _env(scratch: str, judge_port: int, database_url: str) -> dict[str, str]:
+    """scripts/serve's environment: its defaults, on loopback, the judge at `judge_port`."""
+    return {
+        **{k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"},
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "PUBLIC_URL": "http://127.0.0.1",
+        "SECURE_SSL_REDIRECT": "0",
+        "DATABASE_URL": database_url or f"sqlite:///{scratch}/db.sqlite3",
+        "CELERY_BROKER_URL": f"sqla+sqlite:///{scratch}/broker.sqlite3",
+        "STATIC_ROOT": f"{scratch}/static",
+        "GROUNDING_PRELOAD": "1",
+        "LLM_JUDGE_URL": f"http://127.0.0.1:{judge_port}/v1",
+        "LLM_JUDGE_MODEL": "never-answers",
+        "LLM_JUDGE_BAND": "all",
+    }
+
+
+def _send(port: int, key: str, bodies: Bodies, clients: int, requests: int) -> Tally:
+    """`requests` checks from `clients` clients, each sending back to back."""
+    tally = Tally()
+
+    def client(count: int) -> None:
+        for _ in range(count):
+            started = time.monotonic()
+            try:
+                status, body = _post(port, bodies.next(), key, timeout=120)
+            except OSError as exc:
+                status, body = 0, str(exc).encode()
+            tally.add(time.monotonic() - started, status, body)
+
+    share = [requests // clients] * clients
+    share[0] += requests - sum(share)
+    threads = [threading.Thread(target=client, args=(n,)) for n in share]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return tally
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=2, help="one per worker: none waits")
@@ -69,83 +135,35 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
 
     listener = socket.create_server(("127.0.0.1", 0))
-    judge_port = listener.getsockname()[1]
     stop = threading.Event()
     threading.Thread(target=_silent, args=(listener, options.trickle, stop), daemon=True).start()
     bodies = Bodies(request_builders(DEFAULT_DATA)["everyday"], new=True)
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="grounding-judge-hang-") as scratch:
-        env = {
-            **{k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"},
-            "SECRET_KEY": secrets.token_urlsafe(50),
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "PUBLIC_URL": "http://127.0.0.1",
-            "SECURE_SSL_REDIRECT": "0",
-            "DATABASE_URL": options.database_url or f"sqlite:///{scratch}/db.sqlite3",
-            "CELERY_BROKER_URL": f"sqla+sqlite:///{scratch}/broker.sqlite3",
-            "STATIC_ROOT": f"{scratch}/static",
-            "GROUNDING_PRELOAD": "1",
-            "LLM_JUDGE_URL": f"http://127.0.0.1:{judge_port}/v1",
-            "LLM_JUDGE_MODEL": "never-answers",
-            "LLM_JUDGE_BAND": "all",
-        }
+        env = _env(scratch, listener.getsockname()[1], options.database_url)
         _manage(ROOT, env, "migrate", "--noinput")
         key = _manage(ROOT, env, "create_api_key", "judge-hang").split()[-1]
         log = Path(scratch) / "server.log"
-        took: list[float] = []
-        failed: list[str] = []
-        claims = fell_back = 0
-        lock = threading.Lock()
-
-        def client(count: int) -> None:
-            nonlocal claims, fell_back
-            for _ in range(count):
-                started = time.monotonic()
-                try:
-                    status, body = _post(port, bodies.next(), key, timeout=120)
-                except OSError as exc:
-                    status, body = 0, str(exc).encode()
-                elapsed = time.monotonic() - started
-                with lock:
-                    took.append(elapsed)
-                    if status != 200:
-                        failed.append(f"{status}: {body[:200]!r}")
-                        continue
-                    checked = [
-                        c
-                        for c in json.loads(body).get("claims", [])
-                        if c.get("groundingCheckRequired")
-                    ]
-                    claims += len(checked)
-                    fell_back += sum(
-                        str(c.get("llmJudge", "")).startswith("fell back") for c in checked
-                    )
-
         try:
             with _serve(ROOT, env, port, 2, log):
-                share = [options.requests // options.clients] * options.clients
-                share[0] += options.requests - sum(share)
-                threads = [threading.Thread(target=client, args=(n,)) for n in share]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join()
+                tally = _send(port, key, bodies, options.clients, options.requests)
         finally:
             stop.set()
         timeouts = [line for line in log.read_text().splitlines() if "WORKER TIMEOUT" in line]
+    took = tally.took
     print("each check, in the order answered (s): " + ", ".join(f"{t:.1f}" for t in took))
-    took.sort()
+    longest, median = max(took), sorted(took)[len(took) // 2]
     print(
         f"judge endpoint {'trickling' if options.trickle else 'silent'}, band all,"
-        f" 2 workers, {options.clients} clients: {len(took)} checks, {len(failed)} failed,"
-        f" longest {took[-1]:.1f} s, median {took[len(took) // 2]:.1f} s"
-        f" (worker timeout {WORKER_TIMEOUT:.0f} s); {fell_back} of {claims} claims fell back;"
+        f" 2 workers, {options.clients} clients: {len(took)} checks, {len(tally.failed)} failed,"
+        f" longest {longest:.1f} s, median {median:.1f} s (worker timeout"
+        f" {WORKER_TIMEOUT:.0f} s); {tally.fell_back} of {tally.claims} claims fell back;"
         f" {len(timeouts)} WORKER TIMEOUT lines"
     )
-    for problem in failed[:5]:
+    for problem in tally.failed[:5]:
         print(f"failed: {problem}", file=sys.stderr)
-    ok = not failed and not timeouts and took[-1] < WORKER_TIMEOUT and fell_back == claims
-    return 0 if ok else 1
+    ok = not tally.failed and not timeouts and longest < WORKER_TIMEOUT
+    return 0 if ok and tally.fell_back == tally.claims else 1
 
 
 if __name__ == "__main__":

@@ -23,7 +23,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from grounding_app.accounts.roles import ADMIN, REVIEWER, has_role, role_required
 from grounding_app.batch.models import BatchJob
 from grounding_app.downloads import download
-from grounding_app.monitoring import alerts, charts, compare, sampling, tasks, trends
+from grounding_app.monitoring import (
+    alerts,
+    calibration_marks,
+    charts,
+    compare,
+    sampling,
+    tasks,
+    trends,
+)
 from grounding_app.monitoring.forms import (
     AlertRuleForm,
     CompareForm,
@@ -111,6 +119,7 @@ def trend_page(request: HttpRequest) -> HttpResponse:
     scope, days = _scope(request), _days(request)
     other = _versus(request, scope)
     daily, hourly = trends.daily(scope, days), trends.hourly(scope)
+    changed = calibration_marks.changes(scope, days)
     context = {
         "scope": scope,
         "days": days,
@@ -121,7 +130,10 @@ def trend_page(request: HttpRequest) -> HttpResponse:
         "hourly_svg": charts.wide_and_narrow(
             _bars(hourly, scope, True), title="Unsupported-claim rate per hour, last 48 hours"
         ),
-        "daily_rows": [(p, _day_link(scope, p.bucket)) for p in reversed(daily)],
+        "daily_rows": [
+            (p, _day_link(scope, p.bucket), changed.get(p.bucket, ())) for p in reversed(daily)
+        ],
+        "scale_changes": sorted(changed.items()),
         "hourly_rows": [p for p in reversed(hourly) if p.answers],
         "sources": TraceSource.objects.order_by("service_name"),
         "labels": trends.label_keys(scope, days),

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from grounding_app.active_verifier import services as active_verifier
-from grounding_app.calibration.models import Calibration
+from grounding_app.calibration import services as calibration
+from grounding_app.calibration.models import Calibration, Scope
 from tests.browser.conftest import Session
 from tests.calibration.test_page import candidate
 
@@ -53,4 +54,19 @@ def test_apply_a_candidate_at_phone_and_desktop_widths(open_session: Callable[..
     )
     assert applied.locator(".tag", has_text="in effect").is_visible()
     assert page.get_by_role("button", name="Undo: back to the verifier's own scale").is_visible()
+    # The trends of every job mark the day a batch label's scale changed (a config's
+    # checks are the API's, which trends do not count), readable on a phone.
+    labelled = candidate("team=billing-and-refunds-for-enterprise-customers", -1.5, verifier)
+    labelled.kind = Scope.LABEL
+    labelled.save()
+    calibration.apply(labelled, session.user)
+    for width in (375, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        session.goto("/monitoring/")
+        marks = page.locator("[data-scale-changes]")
+        assert marks.is_visible() and "applied by ada-admin" in marks.inner_text()
+        assert page.locator("tr[data-scale-changed] .tag").is_visible()
+        assert page.evaluate(WIDE) <= 0, f"sideways scroll at {width} px"
+        if shots:
+            page.locator("#figures").screenshot(path=f"{shots}/trends-marks-{width}.png")
     session.no_xss()
