@@ -17,7 +17,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from grounding_app.engine.aggregate import logit
+# Scores are clipped this far inside (0, 1) before their logit: word matching gives 0.
+_EPSILON = 1e-6
+
+
+def logit(p: float) -> float:
+    p = min(max(p, _EPSILON), 1 - _EPSILON)
+    return math.log(p / (1 - p))
 
 
 def sigmoid(z: float) -> float:

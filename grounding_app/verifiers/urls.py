@@ -14,6 +14,16 @@ urlpatterns = [
     path("llm-judge/", views.llm_judge_save, name="llm_judge"),
     path("llm-judge/reset/", views.llm_judge_reset, name="llm_judge_reset"),
     path("llm-judge/try/", views.llm_judge_try, name="llm_judge_try"),
-    path("calibrations/<int:pk>/apply/", views.calibration_apply, name="calibration_apply"),
-    path("calibrations/<int:pk>/undo/", views.calibration_undo, name="calibration_undo"),
+    path(
+        "calibrations/<int:pk>/apply/",
+        views.calibration_action,
+        {"action": "apply"},
+        name="calibration_apply",
+    ),
+    path(
+        "calibrations/<int:pk>/undo/",
+        views.calibration_action,
+        {"action": "undo"},
+        name="calibration_undo",
+    ),
 ]

@@ -217,31 +217,23 @@ def llm_judge_try(request: HtmxHttpRequest) -> HttpResponse:
     return _to_judge_section()
 
 
-def _to_calibrations() -> HttpResponse:
+# What Apply and Undo do, what they say when done, and the word for a refusal.
+_CALIBRATION_ACTIONS = {
+    "apply": (calibration.apply, "{name} applies to {scope} from its next check.", "applied"),
+    "undo": (calibration.undo, "{scope} is back on the verifier's own scale.", "undone"),
+}
+
+
+@admins
+@require_POST
+def calibration_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    """Apply a candidate to its scope, or undo the applied one; back to the section."""
+    act, done, refused = _CALIBRATION_ACTIONS[action]
+    found = get_object_or_404(Calibration, pk=pk)
+    try:
+        act(found, request.user)
+    except calibration.CalibrationError as exc:
+        messages.error(request, f"Not {refused}: {exc}")
+    else:
+        messages.success(request, done.format(name=found.name, scope=found.scope))
     return redirect(reverse("verifiers:page") + "#calibration")
-
-
-@admins
-@require_POST
-def calibration_apply(request: HttpRequest, pk: int) -> HttpResponse:
-    found = get_object_or_404(Calibration, pk=pk)
-    try:
-        calibration.apply(found, request.user)
-    except calibration.CalibrationError as exc:
-        messages.error(request, f"Not applied: {exc}")
-    else:
-        messages.success(request, f"{found.name} applies to {found.scope} from its next check.")
-    return _to_calibrations()
-
-
-@admins
-@require_POST
-def calibration_undo(request: HttpRequest, pk: int) -> HttpResponse:
-    found = get_object_or_404(Calibration, pk=pk)
-    try:
-        calibration.undo(found, request.user)
-    except calibration.CalibrationError as exc:
-        messages.error(request, f"Not undone: {exc}")
-    else:
-        messages.success(request, f"{found.scope} is back on the verifier's own scale.")
-    return _to_calibrations()

@@ -13,7 +13,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "grounding_app" / "engine"
 
 # group -> (layer, modules or packages, relative to the engine)
 LAYERS = {
-    "shapes": (0, {"types", "offsets", "onnx_models", "memo", "escalation"}),
+    "shapes": (0, {"types", "offsets", "onnx_models", "memo", "escalation", "scales"}),
     "lang": (1, {"lang"}),
     "text": (2, {"normalise", "claims", "lexical", "roles", "hedges", "unsupported", "retrieval"}),
     "checks": (3, {"checks"}),
