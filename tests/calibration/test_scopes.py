@@ -15,7 +15,13 @@ from django.core.management import CommandError, call_command
 from grounding_app.active_verifier.checker import Checker, serving
 from grounding_app.api.models import ApiKey
 from grounding_app.calibration.models import Calibration, Scope
-from grounding_app.calibration.services import CalibrationError, apply, scale_for, undo
+from grounding_app.calibration.services import (
+    CalibrationError,
+    apply,
+    propose_calibration,
+    scale_for,
+    undo,
+)
 from grounding_app.engine import CheckRequest, Fact, FeatureJudge, GroundingEngine, HashingEncoder
 from tests.conftest import FAKE_JUDGE_BIAS, FAKE_JUDGE_WEIGHTS
 
@@ -216,3 +222,35 @@ def test_a_trace_line_is_in_its_source_scope_first():
         (Scope.LABEL, "team=billing"),
     ]
     assert line_scopes({"format": "grounding"}) == []
+
+
+def test_word_matching_scores_are_calibrated_on_their_own_map(client, engine):
+    """A Hebrew claim, which word matching scores, is mapped by the word-matching map of
+    its config; an English claim of the same answer keeps the engine's own scale."""
+    from tests.calibration.test_fit import scope
+
+    scores, labels = scope(200, -1.5)
+    found = propose_calibration(
+        Scope.CONFIG,
+        "hebrew-bot",
+        VERIFIER,
+        [(s, "word_matching", y) for s, y in zip(scores, labels, strict=True)],
+        "file labels.jsonl",
+    )
+    assert set(found.fits) == {"word_matching"} and not found.fits["word_matching"]["refused"]
+    apply(found, None)
+    hebrew = "מגדל אייפל הושלם בשנת 1889 בפריז."
+    english = "The Eiffel Tower was completed in 1889 in Paris."
+    body = {
+        "answerCandidate": f"{english} {hebrew}",
+        "facts": [{"factText": FACT}, {"factText": "מגדל אייפל הושלם בשנת 1889 בפריז לתערוכה."}],
+        "groundingSpec": {"enableClaimLevelScore": True},
+    }
+    key = ApiKey.issue("tests")[1]
+    url = "/v1/projects/p/locations/global/groundingConfigs/hebrew-bot:check"
+    claims = client.post(
+        url, json.dumps(body), content_type="application/json", headers={"x-goog-api-key": key}
+    ).json()["claims"]
+    by_judge = {c["checkedBy"]: c for c in claims}
+    assert by_judge["WORD_MATCHING"]["calibration"] == found.name
+    assert "calibration" not in by_judge["FEATURE_JUDGE"]
