@@ -136,3 +136,23 @@ def test_run_now_answers_in_place(
         found += [(scheme, width, v) for v in violations(page)]
         page.screenshot(path=str(SHOTS / f"round5-run-now-{scheme}-{width}.png"), full_page=True)
     assert not found, "\n".join(map(str, found))
+
+
+def test_a_card_of_one_class_says_not_measurable(
+    open_session: Callable[..., Session], make_user: Callable[..., Any]
+) -> None:
+    session = open_session(role="admin", name="ada")
+    project = create_project(None, name="production labels")
+    people = [make_user("annotator", "ann-1")]
+    for row in (CLAIMS[0], CLAIMS[4]):  # both labelled supported
+        _label(project, people, active_verifier.active().verifier_id, row)
+    found: list[tuple[str, int, object]] = []
+    for scheme, width in LOOKS:
+        _look(session, scheme, width)
+        session.goto("/verifiers/")
+        card = session.page.locator("#team-accuracy")
+        assert "not measurable: all labels are supported" in card.inner_text()
+        found += [(scheme, width, p) for p in widths_problems(session.page)]
+        found += [(scheme, width, v) for v in violations(session.page)]
+        card.screenshot(path=str(SHOTS / f"round5-one-class-{scheme}-{width}.png"))
+    assert not found, "\n".join(map(str, found))
