@@ -151,7 +151,7 @@ def test_send_a_saved_review_to_a_project(
     page = client.get(review.get_absolute_url()).content.decode()
     assert (
         "Send to labeling project" in page
-        and f'value="{project.pk}" required checked><bdi>Film facts</bdi>' in page
+        and f'value="{project.pk}" required><bdi>Film facts</bdi>' in page
     )
     url = f"/annotations/send-review/{review.public_id}/"
     response = client.post(url, {"project": project.pk})
