@@ -176,6 +176,28 @@ def _store_chunks(job: BatchJob, rows: list[_Row], send: bool) -> None:
         transaction.on_commit(lambda: send_chunks(ids))
 
 
+@dataclass(frozen=True)
+class _Upload:
+    """What an upload says of its job besides its lines."""
+
+    name: str
+    citation_threshold: float
+    source_policy: SourcePolicy | None
+    user: Any
+    api_key: Any
+
+    def create(self, total: int, status: str = BatchJob.Status.QUEUED) -> BatchJob:
+        return BatchJob.objects.create(
+            name=self.name[:200],
+            citation_threshold=self.citation_threshold,
+            source_policy=self.source_policy,
+            status=status,
+            total=total,
+            created_by=self.user if getattr(self.user, "is_authenticated", False) else None,
+            api_key=self.api_key,
+        )
+
+
 def create_job(
     data: bytes,
     *,
@@ -189,15 +211,9 @@ def create_job(
     """Store a job and its lines, and (after commit) send its chunks to the workers."""
     _validated_count(data)
     rows = list(_rows(data))
+    upload = _Upload(name, citation_threshold, source_policy, user, api_key)
     with transaction.atomic():
-        job = BatchJob.objects.create(
-            name=name[:200],
-            citation_threshold=citation_threshold,
-            source_policy=source_policy,
-            total=len(rows),
-            created_by=user if getattr(user, "is_authenticated", False) else None,
-            api_key=api_key,
-        )
+        job = upload.create(len(rows))
         _store_lines(job, rows)
         _store_chunks(job, rows, send)
     return job
@@ -229,16 +245,9 @@ def receive_job(
             user=user,
             api_key=api_key,
         )
+    upload = _Upload(name, citation_threshold, source_policy, user, api_key)
     with transaction.atomic():
-        job = BatchJob.objects.create(
-            name=name[:200],
-            citation_threshold=citation_threshold,
-            source_policy=source_policy,
-            status=BatchJob.Status.SPLITTING,
-            total=count,
-            created_by=user if getattr(user, "is_authenticated", False) else None,
-            api_key=api_key,
-        )
+        job = upload.create(count, BatchJob.Status.SPLITTING)
         BatchUpload.objects.create(job=job, data=data)
         transaction.on_commit(lambda: send_split(job.pk))
     return job
