@@ -37,7 +37,7 @@ def test_a_running_job_shows_what_is_checked_so_far(reviewer: Client, fake_engin
     job = _half_done(fake_engine)
     page = reviewer.get(job.get_absolute_url()).content.decode()
     assert "No checked answers yet" not in page
-    assert "<svg" in page and 'class="chart"' in page  # the chart of the 20 checked
+    assert "<svg" in page and 'class="chart chart-wide"' in page  # the chart of the 20 checked
     assert "<bdi>wiki</bdi>" in page  # the rate by source
     assert "Open review" in page  # the worst answers
 
