@@ -63,6 +63,8 @@ NO_BODY_READ = {
     "traces:test_trace": "sends a sample trace; reads no field",
     "verifiers:llm_judge_try": "asks the saved judge a fixed sample claim; reads no field",
     "verifiers:llm_judge_reset": "forgets the saved judge; reads no field",
+    "verifiers:calibration_apply": "applies the calibration its path names; reads no field",
+    "verifiers:calibration_undo": "undoes the calibration its path names; reads no field",
     "batch_api_cancel": "cancels the key's own job; reads no body",
     "healthz": "a probe; reads nothing",
     "readyz": "a probe; reads nothing",
