@@ -187,7 +187,8 @@ class BatchLine(models.Model):
                 name="batch_line_trend",
             ),
             # Trends (grounding_app/monitoring/trends.py) by the answer's own time, read
-            # from the index alone as alerts read the one above.
+            # from the index alone as alerts read the one above; its summary counts the
+            # answers not checkable apart.
             models.Index(
                 fields=(
                     "job",
@@ -196,6 +197,7 @@ class BatchLine(models.Model):
                     "support_score",
                     "claim_count",
                     "unsupported_count",
+                    "summary",
                 ),
                 name="batch_line_answered",
             ),

@@ -12,6 +12,7 @@ from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.common.importing import NOT_CHECKABLE
 from grounding_app.engine import CHECKED_BY, FEATURE_JUDGE, VERIFIER, WORD_MATCHING
 from grounding_app.rendering.languages import JudgeInfo, language_totals, mark_text, summary
 
@@ -98,6 +99,7 @@ class GroupRate:
     lines: int
     unsupported: int
     mean_score: float | None
+    not_checkable: int = 0  # lines apart from `lines`: their sources came without text
 
     @property
     def rate(self) -> float:
@@ -114,15 +116,21 @@ def group_keys(job: BatchJob) -> list[str]:
 
 def unsupported_by(job: BatchJob, key: str) -> list[GroupRate]:
     """Per value of metadata field `key`: checked lines, lines with an unsupported claim
-    and the mean support score; worst rate first."""
+    and the mean support score; worst rate first. A line not checkable (its sources came
+    without text) is no answer without an unsupported claim: it is counted apart, and a
+    value with only such lines comes last."""
     lines: Counter[str] = Counter()
     unsupported: Counter[str] = Counter()
+    not_checkable: Counter[str] = Counter()
     scores: defaultdict[str, list[float]] = defaultdict(list)
     rows = BatchLine.objects.filter(job=job, state=BatchLine.State.DONE).values_list(
-        "labels", "unsupported_count", "support_score"
+        "labels", "summary", "unsupported_count", "support_score"
     )
-    for labels, count, score in rows.iterator(chunk_size=2000):
+    for labels, verdict, count, score in rows.iterator(chunk_size=2000):
         value = (labels or {}).get(key, "(none)")
+        if verdict == NOT_CHECKABLE:
+            not_checkable[value] += 1
+            continue
         lines[value] += 1
         unsupported[value] += count > 0
         if score is not None:
@@ -130,13 +138,14 @@ def unsupported_by(job: BatchJob, key: str) -> list[GroupRate]:
     groups = [
         GroupRate(
             value,
-            n,
+            lines[value],
             unsupported[value],
             sum(scores[value]) / len(scores[value]) if scores[value] else None,
+            not_checkable[value],
         )
-        for value, n in lines.items()
+        for value in lines.keys() | not_checkable.keys()
     ]
-    return sorted(groups, key=lambda g: (-g.rate, -g.lines, g.value))
+    return sorted(groups, key=lambda g: (not g.lines, -g.rate, -g.lines, g.value))
 
 
 def worst_lines(job: BatchJob, limit: int = 25) -> list[BatchLine]:

@@ -94,6 +94,7 @@ def _results_context(job: BatchJob, by: str | None) -> dict[str, object]:
     key = by if by in keys else default
     judges, matched = results.judge_counts(job)
     judge = judge_info(job.verifier, (count.checked_by for count in judges))
+    groups = results.unsupported_by(job, key)
     return {
         "judges": judges,
         # Why word matching judged some claims, once for the counts above it.
@@ -101,7 +102,9 @@ def _results_context(job: BatchJob, by: str | None) -> dict[str, object]:
         "histogram": histogram_svg(results.score_histogram(job)),
         "keys": keys,
         "key": key,
-        "groups": results.unsupported_by(job, key),
+        "groups": groups,
+        # Lines whose sources came without text, in no group's answers or rate.
+        "not_checkable": sum(g.not_checkable for g in groups),
         "worst": [(line, results.line_mark(line, judge)) for line in results.worst_lines(job)],
         "excluded": results.excluded_answers(job) if job.source_policy_id else None,
     }

@@ -20,6 +20,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 
 from grounding_app.batch.exports import claims_of
 from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.common.importing import NOT_CHECKABLE
 from grounding_app.formats.csv_cells import csv_line
 
 SHOWN = 200  # changed answers listed on the page; the exports carry all
@@ -70,7 +71,11 @@ class AnswerPair:
     def regression(self) -> tuple[int, float, int]:
         """How much worse the answer got, compared largest first: the verdict's move
         (partial to unsupported is 1, supported to unsupported 2), the support score's
-        fall, then the claims that became unsupported."""
+        fall, then the claims that became unsupported. An answer not checkable on either
+        side (its sources came without text) is neither better nor worse: its missing
+        score is no fall."""
+        if NOT_CHECKABLE in (self.before.summary, self.after.summary):
+            return 0, 0.0, 0
         ranks = _RANK.get(self.after.summary, 1) - _RANK.get(self.before.summary, 1)
         fall = (self.before.support_score or 0.0) - (self.after.support_score or 0.0)
         worse = sum(1 for c in self.claims if c.after_verdict == "unsupported" != c.before_verdict)
@@ -79,15 +84,20 @@ class AnswerPair:
 
 @dataclass
 class Figures:
-    """One run's figures over the matched answers, as the trends page counts them."""
+    """One run's figures over the matched answers, as the trends page counts them: an
+    answer not checkable is counted apart, in no rate."""
 
     answers: int = 0
+    not_checkable: int = 0
     claims: int = 0
     unsupported: int = 0
     scored: int = 0
     score_sum: float = 0.0
 
     def add(self, line: BatchLine) -> None:
+        if line.summary == NOT_CHECKABLE:
+            self.not_checkable += 1
+            return
         self.answers += 1
         self.claims += line.claim_count
         self.unsupported += line.unsupported_count

@@ -18,6 +18,7 @@ from django.db.models import Avg, CharField, Count, F, Func, Q, QuerySet, Sum
 from django.utils import timezone
 
 from grounding_app.batch.models import BatchJob, BatchLine
+from grounding_app.common.importing import NOT_CHECKABLE
 from grounding_app.traces.models import SourceJob, TraceSource
 
 RANGES = (7, 14, 30, 90)  # days the picker offers
@@ -51,11 +52,12 @@ class Scope:
 @dataclass(frozen=True)
 class Point:
     bucket: str  # 'YYYY-MM-DD' or 'YYYY-MM-DD HH'
-    answers: int
+    answers: int  # checkable ones: an answer whose sources came without text is apart
     claims: int
     unsupported: int
     flagged: int  # answers with at least one unsupported claim
     mean_score: float | None
+    not_checkable: int = 0  # answers with nothing to judge their claims against
 
     @property
     def rate(self) -> float | None:
@@ -113,11 +115,15 @@ def lines(scope: Scope) -> QuerySet[BatchLine]:
 
 # Every column named is in the index (claim_count is never NULL, so counting it counts
 # lines), so PostgreSQL answers by an index-only scan; SQLite's index holds the row id.
+# A not-checkable answer has no claim judged (claim_count 0), so it is in no claim sum and
+# never flagged, but it is no answer without an unsupported claim either: counted apart.
+_CHECKABLE = ~Q(summary=NOT_CHECKABLE)
 _FIGURES = {
-    "answers": Count("claim_count"),
+    "answers": Count("claim_count", filter=_CHECKABLE),
     "claims": Sum("claim_count"),
     "unsupported": Sum("unsupported_count"),
-    "flagged": Count("claim_count", filter=Q(unsupported_count__gt=0)),
+    "flagged": Count("claim_count", filter=_CHECKABLE & Q(unsupported_count__gt=0)),
+    "not_checkable": Count("claim_count", filter=Q(summary=NOT_CHECKABLE)),
     "mean_score": Avg("support_score"),
 }
 
@@ -130,6 +136,7 @@ def _point(bucket: str, found: dict[str, Any]) -> Point:
         found["unsupported"] or 0,
         found["flagged"],
         found["mean_score"],
+        found["not_checkable"],
     )
 
 

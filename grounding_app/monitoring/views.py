@@ -134,7 +134,7 @@ def trend_page(request: HttpRequest) -> HttpResponse:
             (p, _day_link(scope, p.bucket), changed.get(p.bucket, ())) for p in reversed(daily)
         ],
         "scale_changes": sorted(changed.items()),
-        "hourly_rows": [p for p in reversed(hourly) if p.answers],
+        "hourly_rows": [p for p in reversed(hourly) if p.answers or p.not_checkable],
         "sources": TraceSource.objects.order_by("service_name"),
         "labels": trends.label_keys(scope, days),
         "versus": other,
