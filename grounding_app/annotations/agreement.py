@@ -26,7 +26,7 @@ from grounding_app.metrics import (
     expected_calibration_error,
     reliability_bins,
 )
-from grounding_app.rendering.charts import reliability_svg
+from grounding_app.rendering.charts import reliability_svgs
 
 MODEL_VERDICTS = tuple(ItemClaim.Verdict)
 
@@ -198,7 +198,7 @@ def agreement(project: LabelingProject) -> AgreementReport:
         confusion_rows=_heat_rows(keys, confusion),
         bins=tuple(bins),
         ece=expected_calibration_error(outcomes, scores) if binary else None,
-        chart_svg=reliability_svg({"model": bins}, legend=False),
+        chart_svg=reliability_svgs({"model": bins}, "Model score against human label"),
         disagreements=tuple(disagreements),
     )
 

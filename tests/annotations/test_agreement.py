@@ -100,7 +100,13 @@ def test_agreement_page(labeled: tuple[LabelingProject, list[ItemClaim]], lead: 
     page = client_for(lead).get(f"/annotations/{project.pk}/agreement/").content.decode()
     assert "Krippendorff" in page and f"{1 - 56 / 142:.3f}" in page
     assert "Cohen" in page and "0.69" in page
-    assert '<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-reliability"' in page
+    # drawn for wide screens and for phones (issue 44, item 19), each with its own ids
+    assert (
+        '<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-reliability chart-wide"' in page
+    )
+    assert 'class="chart chart-reliability chart-narrow" viewBox="0 0 340 ' in page
+    assert 'aria-labelledby="reliability-title-narrow reliability-desc-narrow"' in page
+    assert page.count('id="reliability-title') == 2
     assert page.count('<li class="disagreement') == 2
     assert claims[4].text in page
     assert re.findall(r"<script(?![^>]*\bsrc=)", page) == []  # no inline script
