@@ -69,4 +69,7 @@ def test_compare_neither_rewards_nor_blames_an_answer_not_checkable(
     assert "Not checkable (sources without text), in neither figure: 0 before, 1 after." in html
     move = html[html.index('data-move="supported-not_checkable"') :]
     assert move.index("(neither better nor worse") < move.index("</li>")
-    assert "· not checkable (sources without text): neither better nor worse</summary>" in html
+    assert (
+        "supported (0.90) → not checkable (no score): neither better nor worse, its sources"
+        " came without text</summary>"
+    ) in html
