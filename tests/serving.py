@@ -10,6 +10,8 @@ import socket
 import ssl
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,34 @@ def wait_until_ready(
             conn.close()
         time.sleep(0.3)
     pytest.fail(f"scripts/serve did not answer within {within:.0f} s:\n{log.read_text()[-4000:]}")
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """`manage.py ARGS` under `env` (the server's), its output."""
+    python = str(ROOT / ".venv" / "bin" / "python")
+    return subprocess.run(
+        [python, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@contextmanager
+def served_on(
+    env: dict[str, str], scratch: Path, within: float = 180
+) -> Iterator[tuple[int, Path]]:
+    """`scripts/serve` under `env` on a free port until the block ends: (port, its log)."""
+    port = free_port()
+    log = scratch / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(ROOT / "scripts" / "serve"), f"--bind=127.0.0.1:{port}"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_until_ready(port, process, log, within=within)
+        yield port, log
+    finally:
+        stop(process)

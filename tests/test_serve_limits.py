@@ -9,7 +9,6 @@ its own database, static root and broker file, never the developer's `var/`.
 from __future__ import annotations
 
 import http.client
-import subprocess
 import urllib.parse
 from collections import Counter
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.serving import ROOT, free_port, production_environment, stop, wait_until_ready
+from tests.serving import manage, production_environment, served_on
 
 LIMIT = 10
 ATTEMPTS = 14
@@ -62,30 +61,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         API_RATE_WINDOW="3600",
     )
     env.pop("WEB_CONCURRENCY", None)  # the default number of workers
-    python = str(ROOT / ".venv" / "bin" / "python")
-    subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
-                   check=True, capture_output=True)  # fmt: skip
-    seeded = subprocess.run([python, "manage.py", "shell", "-c", SEED], cwd=ROOT, env=env,
-                            check=True, capture_output=True, text=True)  # fmt: skip
-    port = free_port()
-    log = scratch / "serve.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(ROOT / "scripts" / "serve"), f"--bind=127.0.0.1:{port}"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        wait_until_ready(port, process, log, within=120)
+    manage(env, "migrate", "--noinput")
+    key = manage(env, "shell", "-c", SEED).split()[-1]
+    with served_on(env, scratch, within=120) as (port, log):
         _, response, _ = _request(port, "GET", "/accounts/login/")
         cookie = response.getheader("Set-Cookie") or ""
         csrf = cookie.split("csrftoken=", 1)[1].split(";", 1)[0]
-        yield Served(port, seeded.stdout.split()[-1], csrf)
-    finally:
-        stop(process)
+        yield Served(port, key, csrf)
     assert "Booting worker" in log.read_text()
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-import subprocess
 import threading
 import time
 import uuid
@@ -25,7 +24,7 @@ import pytest
 
 from tests.llm_judge.chat_server import Step, chat_server
 from tests.reviews.test_round4 import _gemini
-from tests.serving import ROOT, free_port, production_environment, stop, wait_until_ready
+from tests.serving import manage, production_environment, served_on
 from tests.traces.conftest import PROTOBUF
 from tests.traces.test_export_bounds import services_export
 from tests.traces.test_serve_exports import PG_SERVER, _postgres
@@ -45,7 +44,8 @@ SEED = (
     "s['_auth_user_hash'] = user.get_session_auth_hash()\n"
     "s.create()\n"
     "rule = AlertRule.objects.create(name='trickle', url='{url}')\n"
-    "print(ApiKey.issue('sweep')[1], s.session_key, rule.pk)"
+    "from django.conf import settings\n"
+    "print(ApiKey.issue('sweep')[1], s.session_key, rule.pk, settings.SESSION_COOKIE_NAME)"
 )
 ANSWER = "Titanic was directed by James Cameron. It was released in 1997."
 FACTS = [{"factText": "Titanic is a 1997 film directed by James Cameron."}]
@@ -154,37 +154,13 @@ def served(
             if not _postgres(database, create=True):
                 pytest.skip(f"no PostgreSQL server at {PG_SERVER}")
             env["DATABASE_URL"] = f"{PG_SERVER}/{database}"
-        python = str(ROOT / ".venv" / "bin" / "python")
-        subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
-                       check=True, capture_output=True)  # fmt: skip
-        seed = SEED.replace("{url}", receiver)
-        seeded = subprocess.run([python, "manage.py", "shell", "-c", seed], cwd=ROOT, env=env,
-                                check=True, capture_output=True, text=True)  # fmt: skip
-        key, session, rule = seeded.stdout.split()[-3:]
-        cookie_name = subprocess.run(
-            [python, "-c", "from django.conf import settings; print(settings.SESSION_COOKIE_NAME)"],
-            cwd=ROOT,
-            env={**env, "DJANGO_SETTINGS_MODULE": "grounding_app.settings"},
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        port = free_port()
-        log = scratch / "serve.log"
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                [str(ROOT / "scripts" / "serve"), f"--bind=127.0.0.1:{port}"],
-                cwd=ROOT,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        manage(env, "migrate", "--noinput")
+        seeded = manage(env, "shell", "-c", SEED.replace("{url}", receiver))
+        key, session, rule, cookie = seeded.split()[-4:]
         try:
-            wait_until_ready(port, process, log, within=180)
-            yield Served(port, key, session, f"{cookie_name}={session}", int(rule))
+            with served_on(env, scratch) as (port, log):
+                yield Served(port, key, session, f"{cookie}={session}", int(rule))
         finally:
-            stop(process)
             if request.param == "postgresql":
                 _postgres(database, create=False)
     assert "WORKER TIMEOUT" not in log.read_text()

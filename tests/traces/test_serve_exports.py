@@ -10,7 +10,6 @@ characters loses nothing on either database.
 from __future__ import annotations
 
 import http.client
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ import pytest
 from django.conf import settings
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
-from tests.serving import ROOT, free_port, production_environment, stop, wait_until_ready
+from tests.serving import manage, production_environment, served_on
 from tests.traces.conftest import PROTOBUF, one_span_traces
 
 pytestmark = pytest.mark.slow
@@ -62,27 +61,12 @@ def served(
         if not _postgres(database, create=True):
             pytest.skip(f"no PostgreSQL server at {PG_SERVER}")
         env["DATABASE_URL"] = f"{PG_SERVER}/{database}"
-    python = str(ROOT / ".venv" / "bin" / "python")
-    subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
-                   check=True, capture_output=True)  # fmt: skip
-    seeded = subprocess.run([python, "manage.py", "shell", "-c", SEED], cwd=ROOT, env=env,
-                            check=True, capture_output=True, text=True)  # fmt: skip
-    port = free_port()
-    log = scratch / "serve.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(ROOT / "scripts" / "serve"), f"--bind=127.0.0.1:{port}"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    manage(env, "migrate", "--noinput")
+    key = manage(env, "shell", "-c", SEED).split()[-1]
     try:
-        wait_until_ready(port, process, log, within=180)
-        yield Served(port, seeded.stdout.split()[-1])
+        with served_on(env, scratch) as (port, log):
+            yield Served(port, key)
     finally:
-        stop(process)
         if request.param == "postgresql":
             _postgres(database, create=False)
     assert "WORKER TIMEOUT" not in log.read_text()
