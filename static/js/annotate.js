@@ -298,11 +298,19 @@
     }
   });
 
-  // The posted form carries every claim's state, so drafts still in flight are not lost.
+  // The posted form carries every claim's state, so no draft is lost; drafts still in
+  // flight are let finish first, since one reaching the server after the item was
+  // submitted is refused (409) and the page would say so.
   form.addEventListener("submit", function (event) {
     var submitting = event.submitter && event.submitter.id === "submit-button";
     if (submitting && !complete()) {
       event.preventDefault();
+      return;
+    }
+    if (pending > 0) {
+      event.preventDefault();
+      var submitter = event.submitter;
+      queue.then(function () { form.requestSubmit(submitter); });
       return;
     }
     leaving = true;

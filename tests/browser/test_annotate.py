@@ -214,6 +214,36 @@ def test_label_an_item_with_the_keyboard_only(
     session.no_xss()
 
 
+def test_submit_waits_for_drafts_in_flight(
+    open_session: Callable[..., Session], make_user: Callable[..., Any]
+) -> None:
+    """A label given just before Ctrl+Enter is still being saved as a draft: the submit
+    waits for it, so no draft reaches the server after the item was submitted (a 409,
+    shown as an error on a slow server or a busy machine)."""
+    session = open_session(role="annotator", name="quick")
+    project = curie_project(make_user("reviewer", "lead"), [session.user])
+    page = label_page(session, project)
+    problems = watch_console(page)
+    drafts: list[str] = []
+
+    def slow(route: Any) -> None:
+        drafts.append(route.request.url)
+        page.wait_for_timeout(400)  # the draft is answered late
+        route.continue_()
+
+    page.route("**/draft/", slow)
+    for _ in range(6):
+        page.keyboard.press("1")  # supported, and on to the next claim
+    page.keyboard.press("Control+Enter")
+    expect(page.locator(".messages")).to_contain_text(
+        "Submitted. Here is the next item.", timeout=15_000
+    )
+    assert len(drafts) == 6
+    assert problems == []
+    first = Assignment.objects.get(annotator=session.user, status=Assignment.Status.SUBMITTED)
+    assert sorted(label.label for label in first.labels.all()) == ["supported"] * 6
+
+
 def test_clicks_work_too_and_blind_mode_shows_no_model(
     open_session: Callable[..., Session], make_user: Callable[..., Any]
 ) -> None:
@@ -254,7 +284,7 @@ def test_adjudicate_in_the_browser(
     page = session.page
     problems = watch_console(page)
     session.goto(f"/annotations/{project.pk}/agreement/")
-    expect(page.locator("svg.chart-reliability")).to_be_visible()
+    expect(page.locator("svg.chart-reliability:visible")).to_be_visible()
     rows = page.locator("li.disagreement")
     expect(rows).to_have_count(5)
     first = rows.first
@@ -414,10 +444,10 @@ def test_screenshots(open_session: Callable[..., Session], make_user: Callable[.
     lead_page.set_viewport_size({"width": 1360, "height": 1280})
     lead_page.emulate_media(color_scheme="light")
     lead_session.goto(f"/annotations/{demo.pk}/agreement/")
-    lead_page.locator("svg.chart-reliability").wait_for()
+    lead_page.locator("svg.chart-reliability:visible").wait_for()
     lead_page.wait_for_timeout(300)
     # Agreement of the four annotators with each other and with the model, and its chart.
-    expect(lead_page.locator("svg.chart-reliability")).to_be_visible()
+    expect(lead_page.locator("svg.chart-reliability:visible")).to_be_visible()
     shows(lead_page.locator("main"), "Krippendorff", "Cohen", "ana", "ben", "chloe", "dev")
     fits(lead_page)
     lead_page.screenshot(path=str(IMG / "agreement.png"))
