@@ -35,11 +35,6 @@ FEATURES = (
 )
 
 
-def logit(probability: float) -> float:
-    p = min(max(probability, 1e-6), 1.0 - 1e-6)
-    return math.log(p / (1.0 - p))
-
-
 @dataclass(frozen=True)
 class Aggregator:
     weights: tuple[float, ...]

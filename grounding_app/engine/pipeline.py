@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grounding_app.engine.aggregate import AGGREGATOR_WEIGHTS, Aggregator, logit
+from grounding_app.engine.aggregate import AGGREGATOR_WEIGHTS, Aggregator
 from grounding_app.engine.checks import (
     CONTRADICTION,
     HEDGE,
@@ -61,7 +61,7 @@ from grounding_app.engine.normalise import (
 from grounding_app.engine.response import respond
 from grounding_app.engine.retrieval import Passage, PassageIndex
 from grounding_app.engine.roles import proper_names
-from grounding_app.engine.scales import Scale
+from grounding_app.engine.scales import Scale, logit
 from grounding_app.engine.types import (
     FEATURE_JUDGE,
     FEATURE_JUDGE_LANGUAGES,

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 
-from grounding_app.engine.aggregate import FEATURES, Aggregator, logit
+from grounding_app.engine.aggregate import FEATURES, Aggregator
 from grounding_app.engine.checks import all_checks
 from grounding_app.engine.encoders import HashingEncoder
 from grounding_app.engine.pipeline import GroundingEngine
+from grounding_app.engine.scales import logit
 from grounding_app.engine.types import CheckRequest, Fact
 
 FACTS = (Fact("Vienna is the capital of Austria."),)
