@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import secrets
 import socket
 import sys
 import tempfile
@@ -28,7 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grounding_lab.bench_requests import request_builders
-from grounding_lab.loadtest import DEFAULT_DATA, ROOT, Bodies, _free_port, _manage, _post, _serve
+from grounding_lab.loadtest import (
+    DEFAULT_DATA,
+    ROOT,
+    Bodies,
+    _free_port,
+    _manage,
+    _post,
+    _serve,
+    serve_env,
+)
 
 WORKER_TIMEOUT = 60.0
 
@@ -86,17 +93,9 @@ class Tally:
 
 
 def _env(scratch: str, judge_port: int, database_url: str) -> dict[str, str]:
-    """scripts/serve's environment: its defaults, on loopback, the judge at `judge_port`."""
+    """scripts/serve's environment (`loadtest.serve_env`), the judge at `judge_port`."""
     return {
-        **{k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"},
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "PUBLIC_URL": "http://127.0.0.1",
-        "SECURE_SSL_REDIRECT": "0",
-        "DATABASE_URL": database_url or f"sqlite:///{scratch}/db.sqlite3",
-        "CELERY_BROKER_URL": f"sqla+sqlite:///{scratch}/broker.sqlite3",
-        "STATIC_ROOT": f"{scratch}/static",
-        "GROUNDING_PRELOAD": "1",
+        **serve_env(scratch, database_url),
         "LLM_JUDGE_URL": f"http://127.0.0.1:{judge_port}/v1",
         "LLM_JUDGE_MODEL": "never-answers",
         "LLM_JUDGE_BAND": "all",

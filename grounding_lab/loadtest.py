@@ -154,6 +154,22 @@ def _manage(tree: Path, env: dict[str, str], *args: str) -> str:
     ).stdout
 
 
+def serve_env(scratch: str, database_url: str = "") -> dict[str, str]:
+    """scripts/serve's environment as a deployer runs it, on loopback over plain http,
+    its files in `scratch` (a throwaway SQLite unless `database_url` names one)."""
+    return {
+        **{k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"},
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "PUBLIC_URL": "http://127.0.0.1",
+        "SECURE_SSL_REDIRECT": "0",  # plain http on loopback
+        "DATABASE_URL": database_url or f"sqlite:///{scratch}/db.sqlite3",
+        "CELERY_BROKER_URL": f"sqla+sqlite:///{scratch}/broker.sqlite3",
+        "STATIC_ROOT": f"{scratch}/static",
+        "GROUNDING_PRELOAD": "1",
+    }
+
+
 @contextlib.contextmanager
 def _serve(
     tree: Path, env: dict[str, str], port: int, workers: int, log_path: Path
@@ -218,17 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     body = bodies.next()
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="grounding-loadtest-") as scratch:
-        env = {
-            **{k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"},
-            "SECRET_KEY": secrets.token_urlsafe(50),
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "PUBLIC_URL": "http://127.0.0.1",
-            "SECURE_SSL_REDIRECT": "0",  # plain http on loopback
-            "DATABASE_URL": options.database_url or f"sqlite:///{scratch}/db.sqlite3",
-            "CELERY_BROKER_URL": f"sqla+sqlite:///{scratch}/broker.sqlite3",
-            "STATIC_ROOT": f"{scratch}/static",
-            "GROUNDING_PRELOAD": "1",
-        }
+        env = serve_env(scratch, options.database_url)
         tree = options.tree.resolve()
         _manage(tree, env, "migrate", "--noinput")
         keys = [
