@@ -166,6 +166,7 @@ def canonical_numbers(text: str) -> set[str]:
 # the text's language: numeric dates are read in every language.
 _ENGLISH = profile("en")
 _YEAR = r"(?P<year>\d{4})"
+_FOUR_DIGITS = re.compile(r"\d{4}")
 _DATES = (
     re.compile(rf"\b{_YEAR}-(?P<m>[01]?\d)-(?P<d>[0-3]?\d)\b"),
     re.compile(rf"\b(?P<a>[0-3]?\d)[/.](?P<b>[0-3]?\d)[/.]{_YEAR}\b"),
@@ -196,6 +197,10 @@ def _read_dates(text: str) -> tuple[_Date, ...]:
     day-month or month-day order ("04/07/1950") has both readings."""
     found: list[_Date] = []
     taken: list[tuple[int, int]] = []
+    if not _FOUR_DIGITS.search(text):
+        # Every date form holds a year: a passage without four digits in a row holds
+        # none, and its patterns (each month name in turn) need not run.
+        return ()
     for pattern in _DATES:
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):

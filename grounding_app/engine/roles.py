@@ -70,7 +70,7 @@ def _name_cases(passage: str) -> tuple[frozenset[str], frozenset[str]]:
     capital: set[str] = set()
     lower: set[str] = set()
     for sentence in sentences(passage):
-        words = [token.text for token in read(sentence).name_tokens]
+        words = read(sentence).name_words
         if not words:
             continue
         lower.update(w for w in words if w[0].islower())
@@ -97,8 +97,7 @@ def _tokens(text: str, proper: frozenset[str]) -> list[_Token]:
     """Content words, personal pronouns, "by" (which marks the doer of a passive) and the
     particles that say which way an action goes ("against")."""
     out = []
-    for token in read(text).name_tokens:
-        word = token.text
+    for word in read(text).name_words:
         lowered = word.lower()
         if (
             lowered in _THIRD_PERSON

@@ -198,8 +198,7 @@ class Profile:
             return m.group(0)
 
         text = _NUMERIC_DATE.sub(numeric, text)
-        matches = read(text).word_tokens
-        tokens = [m.text for m in matches]
+        tokens = read(text).words
         spent: set[int] = set()
         for i, token in enumerate(tokens):
             month = next((self.months[f] for f in self.word_forms(token) if f in self.months), 0)
@@ -212,6 +211,8 @@ class Profile:
             valid_day = day and 1 <= int(day) <= 31
             found.update(_date_forms(int(year), month, int(day) if valid_day else 0))
             spent.update({i - 1, i + 1} if valid_day else {i + 1})
+        # The spans only where a date was read: most texts have none.
+        matches = read(text).word_tokens if spent else ()
         for i in sorted(spent, reverse=True):
             text = text[: matches[i].start] + " " + text[matches[i].end :]
         return text

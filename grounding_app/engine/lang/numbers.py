@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -40,6 +41,7 @@ from functools import partial
 from itertools import permutations
 
 from grounding_app.engine.lang import en, he
+from grounding_app.engine.lang.text import Token
 from grounding_app.engine.lang.text import read as read_text
 
 __all__ = [
@@ -286,11 +288,47 @@ def _fraction(start: int, end: int, count: int, parts: int) -> RawNumber:
     return RawNumber(start, end, _canonical(value), step=value / 10, fraction=True)
 
 
+# Where a number in words can start: a number word, or "a" before a scale or a
+# denominator ("a million", "a third of"), which is one of these words too.
+_NUMBER_WORDS = frozenset({*en.SPELLED_NUMBERS, *en.DENOMINATORS})
+
+
+def _starts(runs: Sequence[Token]) -> list[int]:
+    """The indices of the runs where a number in words may start (each number word and the
+    run before it): the runs between them cannot start one, so a long fact's other words
+    are only looked up, not read."""
+    out: list[int] = []
+    for index, run in enumerate(runs):
+        if run.text.lower() in _NUMBER_WORDS:
+            if index and (not out or out[-1] < index - 1):
+                out.append(index - 1)
+            if not out or out[-1] < index:
+                out.append(index)
+    return out
+
+
 def _word_numbers(text: str) -> Iterator[RawNumber]:
-    tokens = read_text(text).letter_runs
+    reading = read_text(text)
+    if _NUMBER_WORDS.isdisjoint(reading.lower_letters):
+        return
+    tokens = reading.letter_runs
+    starts = _starts(tokens)
+    if not starts:
+        return
     number = _WordNumber()
     start = end = 0
-    for i, match in enumerate(tokens):
+
+    def runs() -> Iterator[tuple[int, Token]]:
+        i = starts[0]
+        while i < len(tokens):
+            yield i, tokens[i]
+            i += 1
+            if not number.last:
+                # Nothing is being read: go on from the next run that may start a number.
+                at = bisect_left(starts, i)
+                i = starts[at] if at < len(starts) else len(tokens)
+
+    for i, match in runs():
         word = match.text.lower()
         following = tokens[i + 1].text.lower() if i + 1 < len(tokens) else ""
         joined = i > 0 and _JOINER.fullmatch(text, tokens[i - 1].end, match.start)

@@ -26,6 +26,9 @@ View = TypeVar("View")
 # The one word pattern: letters and digits, with joiners between them.
 _JOINERS = "'\u2019\u05f3\u05f4\".,:/-"
 _TOKEN = re.compile(rf"[^\W_]+(?:[{re.escape(_JOINERS)}][^\W_]+)*")
+# A run of letters: word characters that are no decimal digit (`str.isalnum` and not
+# `str.isdecimal`, which is what `\w` and `\d` mean for str patterns).
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 APOSTROPHES = frozenset("'\u2019")
 # What a plain word keeps inside it: apostrophes ("don't") and, for Hebrew, the geresh,
@@ -37,6 +40,7 @@ _UNSTEMMED = STOPWORDS | NEGATIONS  # words `content_stems` leaves out
 # Where a token splits into plain words: a token's only non-alphanumeric characters are
 # its joiners.
 _WORD_SPLIT = re.compile(f"[{re.escape(''.join(sorted(set(_JOINERS) - WORD_JOINERS)))}]")
+_NAME_SPLIT = re.compile(f"[{re.escape(''.join(sorted(set(_JOINERS) - NAME_JOINERS)))}]")
 
 
 class Token(NamedTuple):
@@ -111,13 +115,23 @@ class Text:
     def words(self) -> tuple[str, ...]:
         """Plain words as written (case kept): "don't" is one, "U.S." two (the texts of
         `word_tokens`, read without spans)."""
+        return self._split_texts(_WORD_SPLIT)
+
+    @cached_property
+    def name_words(self) -> tuple[str, ...]:
+        """Words as names are written: "U.S.", "Jean-Paul" (the texts of `name_tokens`,
+        read without spans, which readers of a long fact's names do not need)."""
+        return self._split_texts(_NAME_SPLIT)
+
+    def _split_texts(self, split: re.Pattern[str]) -> tuple[str, ...]:
+        # A token's only non-alphanumeric characters are joiners, each between two
+        # letters or digits: splitting at those not kept cuts it as `split_token` does.
         out: list[str] = []
-        split = _WORD_SPLIT.split
         for token in self.token_texts:
             if token.isalnum():
                 out.append(token)
             else:
-                out.extend(split(token))
+                out.extend(split.split(token))
         return tuple(out)
 
     @cached_property
@@ -128,50 +142,35 @@ class Text:
     def letter_runs(self) -> tuple[Token, ...]:
         """The runs of letters, with their spans: each token cut at its digits and joiners
         ("COVID-19" holds "COVID", "3rd" holds "rd"), for readers of words written in
-        letters only (number words, month names, the word after an abbreviation). One
-        pass of the word pattern; a letter is a word character that is no decimal digit."""
-        out: list[Token] = []
-        for match in _TOKEN.finditer(self.text):
-            token = match.group()
-            if token.isalpha():
-                out.append(Token(token, *match.span()))
-                continue
-            base = match.start()
-            begin = -1
-            for i, char in enumerate(token):
-                if char.isalnum() and not char.isdecimal():
-                    if begin < 0:
-                        begin = i
-                elif begin >= 0:
-                    out.append(Token(token[begin:i], base + begin, base + i))
-                    begin = -1
-            if begin >= 0:
-                out.append(Token(token[begin:], base + begin, match.end()))
-        return tuple(out)
+        letters only (number words, month names, the word after an abbreviation). A letter
+        is a word character that is no decimal digit, so the runs are the matches of one
+        pattern (`_LETTERS`), without walking each token's characters."""
+        return tuple(Token(m.group(), *m.span()) for m in _LETTERS.finditer(self.text))
+
+    @cached_property
+    def lower_letters(self) -> frozenset[str]:
+        """The distinct runs of letters of the lower-cased text, without spans: whether a
+        text holds a word at all (a number word, a month), asked before its runs are read.
+        A run lower-cased alone is one of these, or holds a letter outside ASCII."""
+        return frozenset(_LETTERS.findall(self.text.lower()))
 
     @cached_property
     def _letter_ends(self) -> tuple[int, ...]:
         return tuple(run.end for run in self.letter_runs)
 
+    def run_at(self, position: int) -> int:
+        """The index in `letter_runs` of the run holding ``position`` or the first after it."""
+        return bisect_right(self._letter_ends, position)
+
     def letters(self, start: int, end: int) -> list[str]:
-        """The runs of letters of ``text[start:end]``, those crossing its bounds cut there."""
-        runs = self.letter_runs
-        out: list[str] = []
-        if start >= end:
-            return out
-        for i in range(bisect_right(self._letter_ends, start), len(runs)):
-            run = runs[i]
-            if run.start >= end:
-                break
-            out.append(self.text[max(run.start, start) : min(run.end, end)])
-        return out
+        """The runs of letters of ``text[start:end]``, those crossing its bounds cut there:
+        read from that stretch alone, as a reader of a few words before a number needs."""
+        return _LETTERS.findall(self.text, start, end) if start < end else []
 
     def letters_at(self, position: int) -> str | None:
         """The run of letters from ``position`` on; None where no letter stands there."""
-        i = bisect_right(self._letter_ends, position)
-        if i < len(self.letter_runs) and self.letter_runs[i].start <= position:
-            return self.text[position : self.letter_runs[i].end]
-        return None
+        match = _LETTERS.match(self.text, position)
+        return match.group() if match else None
 
     @cached_property
     def stems(self) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
-"""Letters-only words come from the one word pattern (`lang/text.py`): the runs of
-letters of each token, which are what `[^\\W\\d_]+` (the pattern they replace, no longer
-compiled) finds, in any text and any window of it."""
+"""Letters-only words (`lang/text.py`): the runs of letters of each token, cut at its
+digits and joiners, in any text and any window of it, whichever way they are read (the
+whole text's runs, a window's, the run at a position)."""
 
 from __future__ import annotations
 
@@ -48,3 +48,23 @@ def test_a_window_and_a_position_read_as_the_text_cut_there() -> None:
         assert reading.letters(start, end) == [run for run, _, _ in _runs(text[start:end])]
         at = [run for run, begin, _ in _runs(text[start:]) if begin == 0]
         assert reading.letters_at(start) == (at[0] if at else None)
+
+
+def test_words_without_spans_are_the_tokens_texts() -> None:
+    """`words` and `name_words` (no spans: what readers of a long fact's words need) are
+    the texts of `word_tokens` and `name_tokens`, in any text."""
+    rng = random.Random(11)
+    alphabet = list("ab Z9_-.,'\u2019\"\u05f4:/\n\u00b2\u05d1")
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        reading = Text(text)
+        assert list(reading.words) == [token.text for token in reading.word_tokens]
+        assert list(reading.name_words) == [token.text for token in reading.name_tokens]
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_lower_letters_hold_every_run_lower_cased(text: str) -> None:
+    reading = Text(text)
+    assert {run.text.lower() for run in reading.letter_runs} <= reading.lower_letters
+    for index, run in enumerate(reading.letter_runs):
+        assert reading.run_at(run.start) == index

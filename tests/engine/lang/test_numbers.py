@@ -48,88 +48,110 @@ def read(text: str, language: str = "en") -> list[tuple[str, str, str | None, st
     ]
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        # digits with separators, decimals, scale words, scales written onto the figure
-        ("It has 2,102,650 residents.", [("2,102,650", "2102650", None, "1", COUNT, "", "")]),
-        ("It has 2.1 million.", [("2.1 million", "2100000", None, "100000", COUNT, "", "")]),
-        ("It has 2.1M.", [("2.1M", "2100000", None, "100000", COUNT, "", "")]),
-        ("It has 10k fans.", [("10k", "10000", None, "1000", COUNT, "", "")]),
-        ("It cost $3bn.", [("$3bn", "3000000000", None, "1000000000", CURRENCY, "USD", "")]),
-        ("It cost $50m.", [("$50m", "50000000", None, "1000000", CURRENCY, "USD", "")]),
-        # "m" is a scale only after a currency sign: "5m" is five metres
-        ("A 5m wall.", [("5", "5", None, "1", COUNT, "", "")]),
-        ("It weighs 2.50 kg.", [("2.50", "2.5", None, "0.01", MEASURE, "kg", "")]),
-        # words
-        ("It won eleven awards.", [("eleven", "11", None, "1", COUNT, "", "")]),
-        ("It has twenty-one arches.", [("twenty-one", "21", None, "1", COUNT, "", "")]),
-        (
-            "About two million people.",
-            [("two million", "2000000", None, "1000000", COUNT, "", ABOUT)],
-        ),
-        # percentages and currencies
-        ("Roughly 40% of it.", [("40%", "40", None, "1", PERCENT, "", ABOUT)]),
-        ("Up 12 percentage points.", [("12 percentage points", "12", None, "1", PERCENT, "", "")]),
-        ("It was 40 per cent.", [("40 per cent", "40", None, "1", PERCENT, "", "")]),
-        ("It cost €25.", [("€25", "25", None, "1", CURRENCY, "EUR", "")]),
-        ("It cost 20 dollars.", [("20", "20", None, "1", CURRENCY, "USD", "")]),
-        # hedges
-        ("Nearly 300 metres.", [("300", "300", None, "1", MEASURE, "m", ABOUT)]),
-        ("More than 500 people.", [("500", "500", None, "1", COUNT, "", AT_LEAST)]),
-        ("At least 500 people.", [("500", "500", None, "1", COUNT, "", AT_LEAST)]),
-        ("Fewer than 500 people.", [("500", "500", None, "1", COUNT, "", AT_MOST)]),
-        ("No more than 500 people.", [("500", "500", None, "1", COUNT, "", AT_MOST)]),
-        ("Some 500 people.", [("500", "500", None, "1", COUNT, "", ABOUT)]),
-        ("The awesome 500 people.", [("500", "500", None, "1", COUNT, "", "")]),
-        # ranges
-        ("Between 10 and 12 people.", [("10 and 12", "10", "12", "1", COUNT, "", BETWEEN)]),
-        ("From 10 to 12 people.", [("10 to 12", "10", "12", "1", COUNT, "", "")]),
-        ("It grew 10–12%.", [("10–12%", "10", "12", "1", PERCENT, "", "")]),
-        (
-            "It costs $10-12 million.",
-            [("$10-12 million", "10000000", "12000000", "1000000", CURRENCY, "USD", "")],
-        ),
-        # no ranges: a score, a date, a count and a year joined by "and"
-        (
-            "They won 3-0.",
-            [("3", "3", None, "1", COUNT, "", ""), ("0", "0", None, "1", COUNT, "", "")],
-        ),
-        (
-            "On 2010-05-12.",
-            [
-                ("2010", "2010", None, "1", YEAR, "", ""),
-                ("05", "5", None, "1", COUNT, "", ""),
-                ("12", "12", None, "1", COUNT, "", ""),
-            ],
-        ),
-        # years, dates and ordinals
-        ("It opened in 1997.", [("1997", "1997", None, "1", YEAR, "", "")]),
-        (
-            "Born on 4 July 1950.",
-            [("4", "4", None, "1", DATE, "", ""), ("1950", "1950", None, "1", YEAR, "", "")],
-        ),
-        ("The 21st time.", [("21", "21", None, "1", ORDINAL, "", "")]),
-        ("The twenty-first time.", [("twenty-first", "21", None, "1", ORDINAL, "", "")]),
-        ("The twenty-fifth time.", [("twenty-fifth", "25", None, "1", ORDINAL, "", "")]),
-        # fractions in words: percentages, hedged "about", to a tenth of their value
-        ("Two-thirds of MPs.", [("Two-thirds", "66.67", None, "6.667", PERCENT, "", ABOUT)]),
-        ("Three quarters of MPs.", [("Three quarters", "75", None, "7.5", PERCENT, "", ABOUT)]),
-        (
-            "One fifth of the budget, two of them.",
-            [
-                ("One fifth", "20", None, "2", PERCENT, "", ABOUT),
-                ("two", "2", None, "1", COUNT, "", ""),
-            ],
-        ),
-        ("A third of the budget.", [("A third", "33.33", None, "3.333", PERCENT, "", ABOUT)]),
-        # kept misses: "half" and "a third" are too often no quantity ("the second half")
-        ("Half of the budget.", []),
-        ("A third term.", []),
-    ],
-)
+ENGLISH = [
+    # digits with separators, decimals, scale words, scales written onto the figure
+    ("It has 2,102,650 residents.", [("2,102,650", "2102650", None, "1", COUNT, "", "")]),
+    ("It has 2.1 million.", [("2.1 million", "2100000", None, "100000", COUNT, "", "")]),
+    ("It has 2.1M.", [("2.1M", "2100000", None, "100000", COUNT, "", "")]),
+    ("It has 10k fans.", [("10k", "10000", None, "1000", COUNT, "", "")]),
+    ("It cost $3bn.", [("$3bn", "3000000000", None, "1000000000", CURRENCY, "USD", "")]),
+    ("It cost $50m.", [("$50m", "50000000", None, "1000000", CURRENCY, "USD", "")]),
+    # "m" is a scale only after a currency sign: "5m" is five metres
+    ("A 5m wall.", [("5", "5", None, "1", COUNT, "", "")]),
+    ("It weighs 2.50 kg.", [("2.50", "2.5", None, "0.01", MEASURE, "kg", "")]),
+    # words
+    ("It won eleven awards.", [("eleven", "11", None, "1", COUNT, "", "")]),
+    ("It has twenty-one arches.", [("twenty-one", "21", None, "1", COUNT, "", "")]),
+    (
+        "About two million people.",
+        [("two million", "2000000", None, "1000000", COUNT, "", ABOUT)],
+    ),
+    # percentages and currencies
+    ("Roughly 40% of it.", [("40%", "40", None, "1", PERCENT, "", ABOUT)]),
+    ("Up 12 percentage points.", [("12 percentage points", "12", None, "1", PERCENT, "", "")]),
+    ("It was 40 per cent.", [("40 per cent", "40", None, "1", PERCENT, "", "")]),
+    ("It cost €25.", [("€25", "25", None, "1", CURRENCY, "EUR", "")]),
+    ("It cost 20 dollars.", [("20", "20", None, "1", CURRENCY, "USD", "")]),
+    # hedges
+    ("Nearly 300 metres.", [("300", "300", None, "1", MEASURE, "m", ABOUT)]),
+    ("More than 500 people.", [("500", "500", None, "1", COUNT, "", AT_LEAST)]),
+    ("At least 500 people.", [("500", "500", None, "1", COUNT, "", AT_LEAST)]),
+    ("Fewer than 500 people.", [("500", "500", None, "1", COUNT, "", AT_MOST)]),
+    ("No more than 500 people.", [("500", "500", None, "1", COUNT, "", AT_MOST)]),
+    ("Some 500 people.", [("500", "500", None, "1", COUNT, "", ABOUT)]),
+    ("The awesome 500 people.", [("500", "500", None, "1", COUNT, "", "")]),
+    # ranges
+    ("Between 10 and 12 people.", [("10 and 12", "10", "12", "1", COUNT, "", BETWEEN)]),
+    ("From 10 to 12 people.", [("10 to 12", "10", "12", "1", COUNT, "", "")]),
+    ("It grew 10–12%.", [("10–12%", "10", "12", "1", PERCENT, "", "")]),
+    (
+        "It costs $10-12 million.",
+        [("$10-12 million", "10000000", "12000000", "1000000", CURRENCY, "USD", "")],
+    ),
+    # no ranges: a score, a date, a count and a year joined by "and"
+    (
+        "They won 3-0.",
+        [("3", "3", None, "1", COUNT, "", ""), ("0", "0", None, "1", COUNT, "", "")],
+    ),
+    (
+        "On 2010-05-12.",
+        [
+            ("2010", "2010", None, "1", YEAR, "", ""),
+            ("05", "5", None, "1", COUNT, "", ""),
+            ("12", "12", None, "1", COUNT, "", ""),
+        ],
+    ),
+    # years, dates and ordinals
+    ("It opened in 1997.", [("1997", "1997", None, "1", YEAR, "", "")]),
+    (
+        "Born on 4 July 1950.",
+        [("4", "4", None, "1", DATE, "", ""), ("1950", "1950", None, "1", YEAR, "", "")],
+    ),
+    ("The 21st time.", [("21", "21", None, "1", ORDINAL, "", "")]),
+    ("The twenty-first time.", [("twenty-first", "21", None, "1", ORDINAL, "", "")]),
+    ("The twenty-fifth time.", [("twenty-fifth", "25", None, "1", ORDINAL, "", "")]),
+    # fractions in words: percentages, hedged "about", to a tenth of their value
+    ("Two-thirds of MPs.", [("Two-thirds", "66.67", None, "6.667", PERCENT, "", ABOUT)]),
+    ("Three quarters of MPs.", [("Three quarters", "75", None, "7.5", PERCENT, "", ABOUT)]),
+    (
+        "One fifth of the budget, two of them.",
+        [
+            ("One fifth", "20", None, "2", PERCENT, "", ABOUT),
+            ("two", "2", None, "1", COUNT, "", ""),
+        ],
+    ),
+    ("A third of the budget.", [("A third", "33.33", None, "3.333", PERCENT, "", ABOUT)]),
+    # kept misses: "half" and "a third" are too often no quantity ("the second half")
+    ("Half of the budget.", []),
+    ("A third term.", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ENGLISH)
 def test_english_numbers_are_read_with_what_they_mean(text, expected):
     assert read(text) == expected
+
+
+# Words and numbers in digits, but no number in words: a long fact's stretch the reader of
+# number words passes over.
+FILLER = "The council met in May 2019 and voted on it; others were absent. " * 30
+
+
+@pytest.mark.parametrize(("text", "expected"), ENGLISH)
+def test_a_number_reads_alike_after_a_long_stretch_without_number_words(text, expected):
+    """The reader of number words goes from one number word to the next: what it reads
+    after a stretch it passed over is what it reads alone."""
+    assert read(FILLER + text)[len(read(FILLER)) :] == expected
+
+
+def test_number_words_far_apart_are_each_read() -> None:
+    text = f"Twenty-one people came. {FILLER}A third of them left, and {FILLER}two hundred stayed."
+    words = [number for number in read(text) if number[0][0].isalpha() and number[0] != "May 2019"]
+    assert words == [
+        ("Twenty-one", "21", None, "1", COUNT, "", ""),
+        ("A third", "33.33", None, "3.333", PERCENT, "", ABOUT),
+        ("two hundred", "200", None, "1", COUNT, "", ""),
+    ]
 
 
 @pytest.mark.parametrize(
