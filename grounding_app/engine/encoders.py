@@ -88,32 +88,26 @@ class MiniLMEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), 384), dtype=np.float32)
+        if not texts:
+            return out
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         batches = [
             order[start : start + self._batch_size]
             for start in range(0, len(order), self._batch_size)
         ]
-        # Tokenised here, one batch after another: a fast tokenizer called from two
-        # threads at once can fail ("Already borrowed"); only the model runs side by side.
-        inputs = [
-            self._tokenizer(
-                [texts[i] for i in rows],
-                padding=True,
-                truncation=True,
-                max_length=self._max_length,
-                return_tensors="np",
-            )
-            for rows in batches
-        ]
+        # Tokenised here, in one call: a fast tokenizer called from two threads at once
+        # can fail ("Already borrowed"); only the model runs side by side. Unpadded, a
+        # text's ids are those it has alone; each batch is padded to its longest text.
+        encoded = self._tokenizer(
+            list(texts), truncation=True, max_length=self._max_length, return_token_type_ids=True
+        )
+        columns = [encoded[key] for key in _INPUT_KEYS]
+        pad = self._tokenizer.pad_token_id or 0
+        inputs = [_padded(columns, rows, pad) for rows in batches]
 
         def run(k: int) -> None:
-            batch = inputs[k]
-            mask = batch["attention_mask"].astype(np.int64)
-            hidden = self._model.run(
-                batch["input_ids"].astype(np.int64),
-                mask,
-                batch["token_type_ids"].astype(np.int64),
-            )
+            ids, mask, types = inputs[k]
+            hidden = self._model.run(ids, mask, types)
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -126,6 +120,22 @@ class MiniLMEncoder:
                 for k in range(len(batches)):
                     run(k)
         return out
+
+
+_INPUT_KEYS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def _padded(
+    columns: Sequence[Sequence[Sequence[int]]], rows: Sequence[int], pad: int
+) -> list[np.ndarray]:
+    """The rows' ids, mask and token types as int64 arrays, padded to the longest (ids
+    with `pad`, the others with 0), as the tokenizer pads a batch."""
+    width = max(len(columns[0][row]) for row in rows)
+    arrays = [np.full((len(rows), width), pad if k == 0 else 0, dtype=np.int64) for k in range(3)]
+    for array, column in zip(arrays, columns, strict=True):
+        for i, row in enumerate(rows):
+            array[i, : len(column[row])] = column[row]
+    return arrays
 
 
 class HashingEncoder:
