@@ -201,7 +201,9 @@ def _read_dates(text: str) -> tuple[_Date, ...]:
         # Every date form holds a year: a passage without four digits in a row holds
         # none, and its patterns (each month name in turn) need not run.
         return ()
-    for pattern in _DATES:
+    # A date in words holds a month's name as a word of its own.
+    in_words = not _ENGLISH.written_months.keys().isdisjoint(read(text).lower_letters)
+    for pattern in _DATES if in_words else _DATES[:2]:
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue

@@ -634,6 +634,15 @@ def test_align_dates_writes_the_claims_dates_as_the_evidence_does(claim, expecte
     assert align_dates(claim, BORN) == expected
 
 
+@pytest.mark.parametrize("month", ["APR\u0130L", "\u017fept"])
+def test_a_month_name_that_only_matches_ignoring_case_is_no_date(month):
+    """A capital dotted I or a long s matches the month pattern ignoring case, but
+    lower-cased it is no month name: such a text was a KeyError (a 500 on the API)."""
+    evidence = f"It opened on {month} 4, 2020."
+    assert align_dates("It opened on April 4, 2020.", evidence) == "It opened on April 4, 2020."
+    assert align_dates(evidence, BORN) == evidence
+
+
 def test_a_decade_reads_as_a_year_of_the_evidence_only():
     assert align_dates("It had 1990s vibes.", "It had 1,995 members.") == "It had 1990s vibes."
     assert align_dates("It was popular in the 1960s.", "From 1965 to 1972 it was popular.") == (
