@@ -215,7 +215,10 @@ def _read_dates(text: str) -> tuple[_Date, ...]:
                 a, b = int(m.group("a")), int(m.group("b"))
                 candidates = {(year, b, a), (year, a, b)}
             else:
-                month = _ENGLISH.written_months[m.group("month").lower()]
+                # Matched ignoring case, a name may lower-case to none ("APRİL"): no date.
+                month = _ENGLISH.written_months.get(m.group("month").lower(), 0)
+                if not month:
+                    continue
                 day = int(groups["day"]) if groups.get("day") else 0
                 candidates = {(year, month, day)}
             # Day 0 stands for none given, which only a month and year may have.

@@ -86,7 +86,9 @@ _SHORT_SCALES = {**en.SHORT_SCALES, **en.CURRENCY_SCALES}
 _DIGIT_NUMBER = re.compile(
     r"(?<![\w.])(?P<sign>[-+−]?)(?P<int>\d[\d,٬]*)(?P<frac>[.٫]\d+)?(?!\d)"
     rf"(?:(?P<short>{'|'.join(sorted(_SHORT_SCALES, key=len, reverse=True))})(?!\w)"
-    rf"|(?:[^\S\r\n]|-)+(?P<scale>(?i:{'|'.join(_LONG_SCALES)}))(?!\w))?"
+    # Case is ignored in ASCII only: a dotted capital I or a long s matches "i" or "s"
+    # ignoring case, but the word then lower-cases to no scale word.
+    rf"|(?:[^\S\r\n]|-)+(?P<scale>(?ai:{'|'.join(_LONG_SCALES)}))(?!\w))?"
 )
 _CURRENCY_BEFORE = re.compile(
     "(?:" + "|".join(re.escape(s) for s in en.CURRENCY_SIGNS) + r")[^\S\r\n]?$"
