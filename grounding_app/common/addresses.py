@@ -13,8 +13,10 @@ the list says, carried or not: it hands out the machine's credentials.
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Sequence
 from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
+from typing import Any
 
 IPAddress = IPv4Address | IPv6Address
 
@@ -89,15 +91,41 @@ def refuse(host: str, address: IPAddress, allow: Sequence[str], setting: str) ->
         )
 
 
-def vetted(host: str, port: int, allow: Sequence[str], setting: str) -> list[str]:
+def vetted(
+    host: str, port: int, allow: Sequence[str], setting: str, timeout: float | None = None
+) -> list[str]:
     """The host's addresses to connect to, in the resolver's order; RefusedAddress when
     it does not resolve or any of them is refused (a name may resolve to a public and a
-    private address)."""
+    private address). ``timeout``: seconds the lookup may take; TimeoutError past them."""
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        found = _resolve(host, port, timeout)
     except socket.gaierror as exc:
         raise RefusedAddress(f"{host} does not resolve: {exc.strerror}") from exc
     addresses = [ip_address(str(info[4][0]).split("%")[0]) for info in found]
     for address in addresses:
         refuse(host, address, allow, setting)
     return list(dict.fromkeys(str(a) for a in addresses))
+
+
+def _resolve(host: str, port: int, timeout: float | None) -> Sequence[tuple[Any, ...]]:
+    """`socket.getaddrinfo`, given at most ``timeout`` seconds: a resolver that hangs
+    would hold the worker past its call's deadline, and a lookup cannot be cancelled, so
+    it runs in a thread of its own, left to end when the system resolver gives up."""
+    if timeout is None:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    answer: list[Sequence[tuple[Any, ...]] | OSError] = []
+
+    def look() -> None:
+        try:
+            answer.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except OSError as exc:
+            answer.append(exc)
+
+    thread = threading.Thread(target=look, name=f"resolve {host}"[:60], daemon=True)
+    thread.start()
+    thread.join(max(0.0, timeout))
+    if not answer:
+        raise TimeoutError(f"{host} did not resolve within {timeout:.1f} s")
+    if isinstance(answer[0], OSError):
+        raise answer[0]
+    return answer[0]

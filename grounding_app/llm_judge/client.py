@@ -221,9 +221,13 @@ class _Vetting(httpcore.NetworkBackend):
     ) -> httpcore.NetworkStream:
         allow = (*self._allow, *_LOOPBACK) if _named_loopback(host) else self._allow
         try:
-            addresses = vetted(host, port, allow, ALLOW_SETTING)
+            addresses = vetted(
+                host, port, allow, ALLOW_SETTING, _left(timeout, httpcore.ConnectTimeout)
+            )
         except RefusedAddress as exc:
             raise _Refused(str(exc)) from exc
+        except TimeoutError as exc:
+            raise httpcore.ConnectTimeout(str(exc)) from exc
         failure: Exception = httpcore.ConnectError(f"no address for {host}")
         for address in addresses:
             left = _left(timeout, httpcore.ConnectTimeout)

@@ -60,11 +60,11 @@ def check_url(url: str) -> str:
     return url
 
 
-def vetted_addresses(host: str, port: int) -> list[str]:
+def vetted_addresses(host: str, port: int, timeout: float | None = None) -> list[str]:
     """The addresses to connect to, in the resolver's order; BadWebhook when any of the
-    host's is internal."""
+    host's is internal, TimeoutError when the lookup takes over `timeout` seconds."""
     try:
-        return vetted(host, port, settings.MONITORING_WEBHOOK_ALLOW, _SETTING)
+        return vetted(host, port, settings.MONITORING_WEBHOOK_ALLOW, _SETTING, timeout)
     except RefusedAddress as exc:
         raise BadWebhook(str(exc)) from exc
 
@@ -155,7 +155,8 @@ def post(url: str, data: bytes, headers: dict[str, str], timeout: float) -> int:
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
     kind = _HTTPS if parts.scheme == "https" else _HTTP
-    connection = kind(host, vetted_addresses(host, port), port, deadline)
+    addresses = vetted_addresses(host, port, _left(deadline))
+    connection = kind(host, addresses, port, deadline)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
         connection.request("POST", path, body=data, headers=headers)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import time
 from pathlib import Path
 
@@ -72,6 +73,27 @@ def test_a_hung_endpoint_pauses_the_judge_so_later_checks_fall_back_at_once() ->
         time.sleep(0.6)
         again, _ = _timed(judge)
     assert again == [Outcome(Ruling(True, (), 0))] and not pause.paused()
+
+
+def test_a_resolver_that_hangs_cannot_stretch_a_call_past_its_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The endpoint's name is looked up under the call's deadline too: a lookup that
+    hung (a dead DNS server) held the worker for as long as the system resolver tried."""
+    real = socket.getaddrinfo
+
+    def slow(host: str, *args: object, **kwargs: object) -> object:
+        if host == "judge.slow":
+            time.sleep(4)
+            host = "127.0.0.1"
+        return real(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    with chat_server(answer("supported")) as server:
+        endpoint = Endpoint(server.url.replace("127.0.0.1", "judge.slow"), "m", timeout=1.0)
+        outcomes, took = _timed(LLMJudge(endpoint, Band(everything=True), MemoryLedger()))
+    assert outcomes == [Outcome(None, "timeout")]
+    assert took < 1.6 and server.requests == []
 
 
 def test_a_call_cut_by_the_checks_own_deadline_does_not_count_against_the_endpoint() -> None:

@@ -153,3 +153,28 @@ def test_one_deadline_bounds_an_attempt_against_a_receiver_that_trickles(
     assert time.monotonic() - started < 3
     assert (delivery.state, delivery.attempts) == ("pending", 1)
     assert delivery.last_error.startswith("TimeoutError") and delivery.next_attempt_at
+
+
+def test_a_resolver_that_hangs_is_cut_off_by_the_attempts_deadline(
+    settings: Any, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The receiver's name is looked up within MONITORING_WEBHOOK_TIMEOUT: a lookup that
+    hung held the worker for as long as the system resolver tried. The attempt is
+    counted and retried, as for a receiver that does not answer."""
+    settings.MONITORING_WEBHOOK_ALLOW = ["hooks.slow"]
+    settings.MONITORING_WEBHOOK_TIMEOUT = 1
+    real = socket.getaddrinfo
+
+    def slow(host: str, *args: Any, **kwargs: Any) -> Any:
+        if host == "hooks.slow":
+            time.sleep(4)
+            host = "127.0.0.1"
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    started = time.monotonic()
+    delivery = _send(f"http://hooks.slow:{receiver.port}/hook")
+    assert time.monotonic() - started < 2
+    assert (delivery.state, delivery.attempts) == ("pending", 1)
+    assert delivery.last_error.startswith("TimeoutError") and delivery.next_attempt_at
+    assert receiver.received == []
