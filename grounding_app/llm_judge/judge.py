@@ -72,16 +72,22 @@ class Usage:
 
 
 _meter: ContextVar[Usage | None] = ContextVar("llm_judge_meter", default=None)
+# When the check run in `metered` began: its judging ends `seconds` after that, however
+# long the verifier took first.
+_started: ContextVar[float | None] = ContextVar("llm_judge_check_started", default=None)
 
 
 @contextmanager
 def metered() -> Iterator[Usage]:
-    """The judge's work on the checks run in the block (this thread or task only)."""
+    """The judge's work on the check run in the block (this thread or task only), which
+    ends its judging within the judge's `seconds` of the block's start."""
     usage = Usage()
     token = _meter.set(usage)
+    started = _started.set(time.monotonic())
     try:
         yield usage
     finally:
+        _started.reset(started)
         _meter.reset(token)
 
 
@@ -179,7 +185,8 @@ class Pause:
 class LLMJudge:
     """Judges the claims in `band` through `endpoint`, at most `concurrency` requests at a
     time in this process (the others wait their turn), and none once the day's tokens
-    reach `daily_tokens` (0: no cap); one `judge` call ends within `seconds`."""
+    reach `daily_tokens` (0: no cap); one `judge` call ends within `seconds`, counted
+    from the start of the check (`metered`) where one is running."""
 
     def __init__(
         self,
@@ -225,7 +232,10 @@ class LLMJudge:
             self.daily_tokens - self.ledger.spent_today() if self.daily_tokens else None
         )
         usage = Usage()
-        deadline = time.monotonic() + self.seconds
+        # From the check's start where it is known: a large request's verifier may
+        # have used much of the worker's time already.
+        started = _started.get()
+        deadline = (time.monotonic() if started is None else started) + self.seconds
         with ThreadPoolExecutor(max_workers=min(len(todo), self.concurrency)) as pool:
             done = list(pool.map(lambda k: self._ask(items[k], budget, deadline), todo))
         for k, (outcome, spent) in zip(todo, done, strict=True):
@@ -262,7 +272,8 @@ class LLMJudge:
                 return Outcome(None, DAILY_CAP), usage
             if self.pause.paused():
                 return Outcome(None, UNAVAILABLE), usage
-            if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._slots.acquire(timeout=left):
                 return Outcome(None, DEADLINE), usage
             try:
                 if self.pause.paused():  # it failed again while this claim waited

@@ -15,7 +15,7 @@ import pytest
 from grounding_app.engine import Band, Outcome, Ruling
 from grounding_app.llm_judge import client
 from grounding_app.llm_judge.client import Endpoint, complete, messages, parse_ruling
-from grounding_app.llm_judge.judge import LLMJudge, Pause
+from grounding_app.llm_judge.judge import LLMJudge, Pause, metered
 from tests.llm_judge.chat_server import Step, answer, chat_server, completion
 from tests.llm_judge.test_judge import CLAIM, MemoryLedger, claim, judge_of
 
@@ -50,6 +50,25 @@ def test_a_hung_endpoint_with_every_claim_sent_ends_within_the_requests_budget()
     assert took < 2.2
     assert [o.fell_back for o in outcomes[:2]] == ["timeout", "timeout"]
     assert [o.fell_back for o in outcomes[2:]] == ["deadline"] * 4  # never sent or cut
+
+
+def test_a_checks_judging_ends_within_its_budget_counted_from_the_checks_start() -> None:
+    """The budget counts the verifier's time before the judge too: a large request whose
+    verifier took 20 s still gave the judge its whole 40 s, past gunicorn's 60 s worker
+    timeout. A check past its budget sends nothing."""
+    with chat_server(Step(answer("supported").content, delay=30)) as server:
+        endpoint = Endpoint(server.url, "m", timeout=5.0)
+        judge = LLMJudge(endpoint, Band(everything=True), MemoryLedger(), seconds=1.5)
+        with metered():
+            time.sleep(1.0)  # the verifier's turn
+            outcomes, took = _timed(judge, 2)
+        assert took < 0.8 and [o.fell_back for o in outcomes] == ["deadline"] * 2
+        assert len(server.requests) == 2
+        with metered():
+            time.sleep(1.6)
+            outcomes, took = _timed(judge, 2)
+        assert took < 0.2 and [o.fell_back for o in outcomes] == ["deadline"] * 2
+    assert len(server.requests) == 2
 
 
 def test_a_hung_endpoint_pauses_the_judge_so_later_checks_fall_back_at_once() -> None:
