@@ -104,14 +104,15 @@ def manage(env: dict[str, str], *args: str) -> str:
 
 @contextmanager
 def served_on(
-    env: dict[str, str], scratch: Path, within: float = 180
+    env: dict[str, str], scratch: Path, *args: str, tls: bool = False, within: float = 180
 ) -> Iterator[tuple[int, Path]]:
-    """`scripts/serve` under `env` on a free port until the block ends: (port, its log)."""
+    """`scripts/serve ARGS` under `env` on a free port until the block ends: (port, its
+    log); `tls` when ARGS give gunicorn a certificate."""
     port = free_port()
     log = scratch / "serve.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [str(ROOT / "scripts" / "serve"), f"--bind=127.0.0.1:{port}"],
+            [str(ROOT / "scripts" / "serve"), f"--bind=127.0.0.1:{port}", *args],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -119,7 +120,7 @@ def served_on(
             start_new_session=True,
         )
     try:
-        wait_until_ready(port, process, log, within=within)
+        wait_until_ready(port, process, log, tls=tls, within=within)
         yield port, log
     finally:
         stop(process)

@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.serving import free_port, production_environment, stop, wait_until_ready
+from tests.serving import manage, production_environment, served_on
 
-ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "production-test-password-7d1f"
 
 # Two users and a labeling project with one item, made with the app's own services
@@ -67,39 +66,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         check=True,
         capture_output=True,
     )  # fmt: skip
-    python = str(ROOT / ".venv" / "bin" / "python")
-    subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)  # fmt: skip
-    seeded = subprocess.run(
-        [python, "manage.py", "shell", "-c", SEED],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    port = free_port()
-    log = scratch / "serve.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [
-                str(ROOT / "scripts" / "serve"),
-                f"--bind=127.0.0.1:{port}",
-                "--workers=1",
-                f"--certfile={scratch / 'cert.pem'}",
-                f"--keyfile={scratch / 'key.pem'}",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    manage(env, "migrate", "--noinput")
+    seeded = manage(env, "shell", "-c", SEED)
+    certificate = (f"--certfile={scratch / 'cert.pem'}", f"--keyfile={scratch / 'key.pem'}")
     try:
-        wait_until_ready(port, process, log, tls=True)
-        yield Server(f"https://localhost:{port}", seeded.stdout.strip().splitlines()[-1], log)
+        with served_on(env, scratch, "--workers=1", *certificate, tls=True, within=240) as served:
+            port, log = served
+            yield Server(f"https://localhost:{port}", seeded.strip().splitlines()[-1], log)
     finally:
-        stop(process)
         shutil.rmtree(scratch / "static", ignore_errors=True)
 
 
