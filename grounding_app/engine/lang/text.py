@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import threading
-from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import cached_property
@@ -153,14 +152,6 @@ class Text:
         text holds a word at all (a number word, a month), asked before its runs are read.
         A run lower-cased alone is one of these, or holds a letter outside ASCII."""
         return frozenset(_LETTERS.findall(self.text.lower()))
-
-    @cached_property
-    def _letter_ends(self) -> tuple[int, ...]:
-        return tuple(run.end for run in self.letter_runs)
-
-    def run_at(self, position: int) -> int:
-        """The index in `letter_runs` of the run holding ``position`` or the first after it."""
-        return bisect_right(self._letter_ends, position)
 
     def letters(self, start: int, end: int) -> list[str]:
         """The runs of letters of ``text[start:end]``, those crossing its bounds cut there:

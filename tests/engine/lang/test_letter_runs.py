@@ -66,5 +66,3 @@ def test_words_without_spans_are_the_tokens_texts() -> None:
 def test_lower_letters_hold_every_run_lower_cased(text: str) -> None:
     reading = Text(text)
     assert {run.text.lower() for run in reading.letter_runs} <= reading.lower_letters
-    for index, run in enumerate(reading.letter_runs):
-        assert reading.run_at(run.start) == index
